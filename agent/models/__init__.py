@@ -1,0 +1,1 @@
+"""Models behind one small Protocol: OpenAI-compatible, offline and scripted."""
