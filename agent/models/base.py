@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from agent.events import Usage
 from agent.messages import Message
 
 ToolSchema = dict[str, Any]
-"""A tool as sent to the model: {"type": "function", "function": {name, description, parameters}}."""
+"""A tool as sent to the model: {"type": "function", "function": {...}}."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,10 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def estimate_usage(messages: Sequence[Message], tools: Sequence[ToolSchema], reply: Message) -> Usage:
+def estimate_usage(
+    messages: Sequence[Message], tools: Sequence[ToolSchema], reply: Message
+) -> Usage:
     """Estimated usage for a call whose server reported none."""
-    import json
-
     prompt = sum(estimate_tokens(json.dumps(m.to_dict())) for m in messages)
     prompt += estimate_tokens(json.dumps(list(tools))) if tools else 0
     completion = estimate_tokens(json.dumps(reply.to_dict()))

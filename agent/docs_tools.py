@@ -1,0 +1,93 @@
+"""The docs tools the model calls: list_docs, grep_docs and read_doc."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.corpus import Corpus, OutsideDocs
+from agent.registry import ToolContext, ToolError, ToolRegistry
+
+MAX_HITS = 20
+MAX_LINES = 80
+HIT_WIDTH = 200
+
+
+@dataclass
+class DocsContext(ToolContext):
+    """The docs folder the tools work on; hidden from the model."""
+
+    corpus: Corpus
+
+
+def list_docs(ctx: DocsContext) -> str:
+    """List every doc in the docs folder with its line count and title."""
+    rows = []
+    for rel in ctx.corpus.paths():
+        title = ctx.corpus.title(rel)
+        rows.append(f"{rel}  ({len(ctx.corpus.lines(rel))} lines)  {title}".rstrip())
+    return "\n".join(rows)
+
+
+def grep_docs(ctx: DocsContext, keyword: str) -> str:
+    """Search every doc for a keyword (case-insensitive, literal text).
+
+    Args:
+        keyword: The word or phrase to look for, e.g. "timeout".
+    """
+    needle = keyword.strip().lower()
+    if not needle:
+        raise ToolError("error: the keyword is empty; give a word or phrase to search for")
+    paths = ctx.corpus.paths()
+    hits = []
+    for rel in paths:
+        for number, line in enumerate(ctx.corpus.lines(rel), start=1):
+            if needle in line.lower():
+                hits.append(f"{rel}:{number}: {line.strip()[:HIT_WIDTH]}")
+    if not hits:
+        return (
+            f"no matches for '{keyword}' in {len(paths)} docs; "
+            "try another keyword or call list_docs"
+        )
+    shown = hits[:MAX_HITS]
+    if len(hits) > MAX_HITS:
+        shown.append(
+            f"({MAX_HITS} of {len(hits)} matches shown; use a more specific keyword or read_doc)"
+        )
+    return "\n".join(shown)
+
+
+def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) -> str:
+    """Read numbered lines of one doc, at most 80 lines per call.
+
+    Args:
+        path: The doc's path as list_docs shows it, e.g. "advanced/timeouts.md".
+        start: First line to read (1-based).
+        end: Last line to read (inclusive).
+    """
+    try:
+        rel = ctx.corpus.resolve(path)
+    except OutsideDocs as exc:
+        raise ToolError(f"error: {exc}; call list_docs to see the files") from None
+    lines = ctx.corpus.lines(rel)
+    total = len(lines)
+    if total == 0:
+        return f"{rel} is empty"
+    first = max(start, 1)
+    if first > total:
+        raise ToolError(f"error: start {start} is past the end: {rel} has {total} lines")
+    if end < first:
+        raise ToolError(f"error: end {end} is before start {first}; give end >= start")
+    last = min(end, total, first + MAX_LINES - 1)
+    body = [f"{rel} lines {first}-{last} of {total}"]
+    body += [f"{n:>4}| {lines[n - 1]}" for n in range(first, last + 1)]
+    if last < min(end, total):
+        body.append(
+            f"(clipped to lines {first}-{last} of {total}: at most {MAX_LINES} lines per call; "
+            f"call read_doc with start={last + 1} to read on)"
+        )
+    return "\n".join(body)
+
+
+def docs_registry() -> ToolRegistry:
+    """A registry holding the three docs tools."""
+    return ToolRegistry([list_docs, grep_docs, read_doc])
