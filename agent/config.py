@@ -1,0 +1,117 @@
+"""The configuration of a run, and the one factory that builds the object graph from it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent.corpus import Corpus
+from agent.docs_tools import DocsContext, docs_registry
+from agent.errors import ConfigError
+from agent.loop import Agent
+from agent.models.base import Model
+
+OFFLINE = "offline"
+DEFAULT_MAX_STEPS = 8
+
+
+def default_docs() -> Path:
+    """The bundled manual: from an installed wheel, or from a checkout."""
+    try:
+        from importlib.resources import files
+
+        bundled = Path(str(files("docsagent_data") / "manual"))
+        if bundled.is_dir():
+            return bundled
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return Path(__file__).resolve().parent.parent / "data" / "manual"
+
+
+def default_trace_dir() -> Path:
+    """Where traces are saved when no folder is given (XDG state dir)."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "docsagent" / "traces"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything a run needs; built at the CLI edge from options and the environment."""
+
+    docs: Path = field(default_factory=default_docs)
+    model: str = OFFLINE
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    max_steps: int = DEFAULT_MAX_STEPS
+    stream: bool = True
+    timeout: float = 60.0
+    max_retries: int = 3
+    trace_dir: Path = field(default_factory=default_trace_dir)
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def is_offline(self) -> bool:
+        return self.model == OFFLINE
+
+    @property
+    def endpoint(self) -> str | None:
+        """The endpoint's scheme, host and port, for display; never the key."""
+        if self.is_offline or self.model.startswith("script:"):
+            return None
+        if not self.base_url:
+            return "https://api.openai.com"
+        parts = urlsplit(self.base_url)
+        return f"{parts.scheme}://{parts.netloc}" if parts.netloc else self.base_url
+
+
+def build_model(config: Config) -> Model:
+    """The model the config names: offline, script:FILE, or an OpenAI-compatible endpoint."""
+    if config.is_offline:
+        from agent.models.offline import OfflineModel
+
+        return OfflineModel()
+    if config.model.startswith("script:"):
+        from agent.testing import load_script
+
+        return load_script(config.model.removeprefix("script:"))
+    from agent.models.openai import OpenAIModel
+
+    return OpenAIModel(
+        config.model,
+        api_key=config.api_key,
+        base_url=config.base_url,
+        stream=config.stream,
+        timeout=config.timeout,
+        max_retries=config.max_retries,
+    )
+
+
+def build_agent(config: Config, *, model: Model | None = None) -> Agent:
+    """The agent over the config's docs folder and model."""
+    if config.max_steps < 1:
+        raise ConfigError("--max-steps must be at least 1")
+    corpus = Corpus.open(config.docs)
+    return Agent(
+        model if model is not None else build_model(config),
+        docs_registry(),
+        context=[DocsContext(corpus)],
+        max_steps=config.max_steps,
+        docs=str(config.docs),
+        endpoint=config.endpoint,
+    )
+
+
+def trace_header(agent: Agent, question: str) -> dict[str, Any]:
+    """The header line of a run's trace: what was asked of what, never the key."""
+    return {
+        "question": question,
+        "model": agent.model.name,
+        "endpoint": agent.endpoint,
+        "docs": agent.docs,
+        "max_steps": agent.max_steps,
+        "max_observation_chars": agent.max_observation_chars,
+        "tools": agent.tools.schemas(),
+    }

@@ -1,0 +1,86 @@
+"""A conversation: runs questions through an agent, keeps the turns, saves every trace."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from agent.config import trace_header
+from agent.events import (
+    Event,
+    MessageAppended,
+    ModelReplied,
+    RunFinished,
+    RunStats,
+    ToolCallStarted,
+    Usage,
+)
+from agent.loop import Agent
+from agent.messages import Message
+from agent.trace import TraceWriter, trace_filename
+
+
+class Session:
+    """Questions asked one after another; each sees the earlier turns (until `reset`)."""
+
+    def __init__(self, agent: Agent, *, trace_dir: Path, trace_path: Path | None = None) -> None:
+        self.agent = agent
+        self.trace_dir = Path(trace_dir)
+        self.trace_path = trace_path
+        self.history: list[Message] = []
+        self.last_trace: Path | None = None
+
+    def reset(self) -> None:
+        """Start a fresh conversation."""
+        self.history = []
+
+    def ask(self, question: str, *, cancel: threading.Event | None = None) -> Iterator[Event]:
+        """Run one question, writing its trace; the events end with one `RunFinished`.
+
+        If the consumer stops early (Ctrl+C, an exception, closing the generator) the
+        trace still ends with a `RunFinished` marked cancelled.
+        """
+        path = self.trace_path or self.trace_dir / trace_filename(question)
+        self.trace_path = None  # an explicit path is for the first run only
+        self.last_trace = path
+        writer = TraceWriter(path, trace_header(self.agent, question))
+        began = time.monotonic()
+        seen = _Tally()
+        messages = list(self.history)
+        finished = False
+        try:
+            for event in self.agent.run(question, history=self.history, cancel=cancel):
+                writer.write(event)
+                seen.add(event)
+                if isinstance(event, MessageAppended):
+                    messages.append(event.message)
+                if isinstance(event, RunFinished):
+                    finished = True
+                    self.history = messages
+                yield event
+        finally:
+            if not finished:
+                stats = seen.stats(time.monotonic() - began)
+                writer.write(RunFinished("cancelled", None, stats, error="interrupted"))
+            writer.close()
+
+
+class _Tally:
+    """Totals seen so far, for closing a trace whose run was interrupted."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.tool_calls = 0
+        self.usage = Usage()
+
+    def add(self, event: Event) -> None:
+        if isinstance(event, ModelReplied):
+            self.steps = event.step
+            self.usage = event.total
+        elif isinstance(event, ToolCallStarted):
+            self.tool_calls += 1
+
+    def stats(self, elapsed: float) -> RunStats:
+        return RunStats(self.steps, self.tool_calls, self.usage, round(elapsed, 3))
