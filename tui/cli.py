@@ -1,0 +1,268 @@
+"""The `docsagent` command: the TUI, one-shot `ask`, and `replay`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from agent.errors import AgentError, ConfigError, ModelError, TraceError
+from agent.events import Event, RunFinished
+from tui.options import (
+    BaseUrl,
+    Docs,
+    MaxSteps,
+    Model,
+    NoStream,
+    Options,
+    Timeout,
+    TraceDir,
+    TracePath,
+    make_config,
+)
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_ANSWER, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CODES = {"answered": 0, "max_steps": 3, "budget": 3, "cancelled": 130, "error": 1}
+
+app = typer.Typer(
+    name="docsagent",
+    help="Answer questions from a documentation folder, and watch the agent work.",
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"docsagent: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"docsagent {version('docsagent')}")
+        except PackageNotFoundError:
+            typer.echo("docsagent (not installed)")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def main_callback(
+    ctx: typer.Context,
+    docs: Docs = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    max_steps: MaxSteps = 8,
+    trace_dir: TraceDir = None,
+    no_stream: NoStream = False,
+    timeout: Timeout = 60.0,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Open the TUI (no question yet). Commands: ask, tui, replay."""
+    if ctx.invoked_subcommand is None:
+        options = Options(docs, model, base_url, max_steps, trace_dir, no_stream, timeout)
+        _open_tui(options, None)
+
+
+@app.command()
+def tui(
+    question: Annotated[
+        str | None, typer.Option("-q", "--question", help="Start this question at once.")
+    ] = None,
+    docs: Docs = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    max_steps: MaxSteps = 8,
+    trace_dir: TraceDir = None,
+    no_stream: NoStream = False,
+    timeout: Timeout = 60.0,
+) -> None:
+    """Open the TUI; -q starts that question at once."""
+    options = Options(docs, model, base_url, max_steps, trace_dir, no_stream, timeout)
+    _open_tui(options, question)
+
+
+def _open_tui(options: Options, question: str | None) -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise _fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
+    try:
+        config, _notice = make_config(options)
+        from tui.app import run_tui
+
+        code = run_tui(config, question=question)
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    raise typer.Exit(code)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question to answer from the docs.")],
+    docs: Docs = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    max_steps: MaxSteps = 8,
+    trace: TracePath = None,
+    trace_dir: TraceDir = None,
+    no_stream: NoStream = False,
+    timeout: Timeout = 60.0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of the answer.")
+    ] = False,
+) -> None:
+    """Answer one question: progress on stderr, the answer on stdout."""
+    from agent.config import build_agent
+    from agent.session import Session
+
+    if not question.strip():
+        raise _fail("the question is empty", EXIT_USAGE)
+    options = Options(docs, model, base_url, max_steps, trace_dir, no_stream, timeout)
+    try:
+        config, notice = make_config(options)
+        agent = build_agent(config)
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except ModelError as exc:
+        raise _fail(str(exc), EXIT_ERROR) from None
+    if notice:
+        typer.echo(notice, err=True)
+    session = Session(agent, trace_dir=config.trace_dir, trace_path=trace)
+    try:
+        finished = _run(session, question)
+    except OSError as exc:
+        raise _fail(f"cannot write the trace: {exc}", EXIT_ERROR) from None
+    _report(finished, session, as_json=as_json, docs=config.docs)
+
+
+def _run(session: Any, question: str) -> RunFinished:
+    """Run the question, printing progress; returns the final event whatever happens."""
+    from agent.events import RunStats
+    from tui.printer import ProgressPrinter
+
+    printer = ProgressPrinter(sys.stderr)
+    cancel = threading.Event()
+    events = session.ask(question, cancel=cancel)
+    finished = RunFinished("cancelled", None, RunStats(), error="interrupted")
+    try:
+        for event in events:
+            printer(event)
+            if isinstance(event, RunFinished):
+                finished = event
+    except KeyboardInterrupt:
+        cancel.set()
+    except AgentError:
+        pass  # the run's last event already carries the error
+    finally:
+        events.close()
+    return finished
+
+
+def _report(finished: RunFinished, session: Any, *, as_json: bool, docs: Path) -> None:
+    from agent.citations import find_citations
+    from agent.corpus import Corpus
+    from tui.printer import summary_line
+
+    trace = str(session.last_trace) if session.last_trace else None
+    typer.echo(summary_line(finished, trace), err=True)
+    code = EXIT_CODES[finished.stop_reason]
+    if as_json:
+        corpus = Corpus.open(docs)
+        typer.echo(
+            json.dumps(_json_result(finished, trace, find_citations(finished.answer or "", corpus)))
+        )
+    elif finished.answer is not None:
+        _print_answer(finished.answer)
+    if finished.error and finished.stop_reason != "answered":
+        typer.echo(f"docsagent: {finished.error}", err=True)
+    raise typer.Exit(code)
+
+
+def _json_result(finished: RunFinished, trace: str | None, citations: list[Any]) -> dict[str, Any]:
+    stats = finished.stats
+    return {
+        "answer": finished.answer,
+        "stop_reason": finished.stop_reason,
+        "citations": [c.to_dict() for c in citations],
+        "stats": {
+            "steps": stats.steps,
+            "tool_calls": stats.tool_calls,
+            "prompt_tokens": stats.usage.prompt_tokens,
+            "completion_tokens": stats.usage.completion_tokens,
+            "tokens_estimated": stats.usage.estimated,
+            "cost_usd": stats.cost_usd,
+            "elapsed_s": stats.elapsed_s,
+        },
+        "trace": trace,
+        "error": finished.error,
+    }
+
+
+def _print_answer(answer: str) -> None:
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(answer))
+    else:
+        sys.stdout.write(answer.rstrip("\n") + "\n")
+
+
+@app.command()
+def replay(
+    trace: Annotated[Path, typer.Argument(help="A trace file (.jsonl) written by docsagent.")],
+    speed: Annotated[float, typer.Option("--speed", min=0.01, help="Playback speed.")] = 1.0,
+    instant: Annotated[
+        bool, typer.Option("--instant", help="Show the final state at once.")
+    ] = False,
+    step: Annotated[
+        bool, typer.Option("--step", help="Start paused; step with the arrow keys.")
+    ] = False,
+    print_: Annotated[
+        bool, typer.Option("--print", help="Print the run as `ask` would, without the TUI.")
+    ] = False,
+) -> None:
+    """Replay a saved trace in the TUI (or print it with --print)."""
+    from agent.trace import read_trace
+
+    try:
+        loaded = read_trace(trace)
+    except TraceError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    if print_:
+        _print_trace(loaded.events, complete=loaded.complete)
+        raise typer.Exit(EXIT_OK)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise _fail("replay needs a terminal; use --print to print the trace instead", EXIT_USAGE)
+    from tui.app import run_replay
+
+    raise typer.Exit(run_replay(loaded, path=trace, speed=speed, instant=instant, step=step))
+
+
+def _print_trace(events: list[Event], *, complete: bool) -> None:
+    from tui.printer import ProgressPrinter, summary_line
+
+    printer = ProgressPrinter(sys.stderr)
+    for event in events:
+        printer(event)
+        if isinstance(event, RunFinished):
+            typer.echo(summary_line(event), err=True)
+            if event.answer is not None:
+                _print_answer(event.answer)
+    if not complete:
+        typer.echo("docsagent: the trace ends early: the run was interrupted", err=True)
+
+
+def main() -> None:
+    """Entry point of the `docsagent` script."""
+    app()

@@ -1,0 +1,148 @@
+"""Command-line options shared by the commands, and turning them into a `Config`.
+
+This is the only place that reads the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agent.config import OFFLINE, Config, default_docs, default_trace_dir
+from agent.errors import ConfigError
+
+DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
+OFFLINE_NOTICE = (
+    "docsagent: no API key set, so answering with the offline model "
+    "(set LLM_API_KEY, or pass --model, to use a real one)"
+)
+
+Docs = Annotated[
+    Path | None,
+    typer.Option(
+        "--docs",
+        envvar="DOCSAGENT_DOCS",
+        help="Docs folder to answer from [default: the bundled manual].",
+        show_default=False,
+    ),
+]
+Model = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        envvar="LLM_MODEL",
+        help="Model name; 'offline' = the embedded model; 'script:FILE' = a scripted model.",
+        show_default=False,
+    ),
+]
+BaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        envvar=["LLM_BASE_URL", "OPENAI_BASE_URL"],
+        help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.",
+        show_default=False,
+    ),
+]
+MaxSteps = Annotated[
+    int,
+    typer.Option(
+        "--max-steps",
+        envvar="DOCSAGENT_MAX_STEPS",
+        min=1,
+        help="Bound on model calls per question.",
+    ),
+]
+TracePath = Annotated[
+    Path | None,
+    typer.Option(
+        "--trace",
+        help="Write this run's trace here [default: the trace folder].",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+TraceDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--trace-dir",
+        envvar="DOCSAGENT_TRACE_DIR",
+        help="Where traces are saved [default: ~/.local/state/docsagent/traces].",
+        show_default=False,
+        file_okay=False,
+    ),
+]
+NoStream = Annotated[
+    bool,
+    typer.Option(
+        "--no-stream",
+        envvar="DOCSAGENT_NO_STREAM",
+        help="Ask for whole replies, for servers that cannot stream.",
+    ),
+]
+Timeout = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        envvar="DOCSAGENT_TIMEOUT",
+        min=0.1,
+        help="Seconds to wait for the endpoint (also between streamed chunks).",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Options:
+    """The shared options as given on the command line."""
+
+    docs: Path | None = None
+    model: str | None = None
+    base_url: str | None = None
+    max_steps: int = 8
+    trace_dir: Path | None = None
+    no_stream: bool = False
+    timeout: float = 60.0
+
+
+def make_config(
+    options: Options, environ: Mapping[str, str] | None = None
+) -> tuple[Config, str | None]:
+    """The run's config and an optional one-line notice (the offline fallback)."""
+    env = os.environ if environ is None else environ
+    api_key = env.get("LLM_API_KEY") or env.get("OPENAI_API_KEY") or None
+    model = options.model or env.get("OPENAI_MODEL") or None
+    notice = None
+    if model is None:
+        if api_key is None:
+            model, notice = OFFLINE, OFFLINE_NOTICE
+        else:
+            model = DEFAULT_REMOTE_MODEL
+    if model.startswith("script:") and not model.removeprefix("script:"):
+        raise ConfigError(
+            "--model script: needs a file, e.g. --model script:data/samples/script.json"
+        )
+    config = Config(
+        docs=options.docs or default_docs(),
+        model=model,
+        base_url=options.base_url or env.get("OPENAI_BASE_URL") or None,
+        api_key=api_key,
+        max_steps=options.max_steps,
+        stream=not options.no_stream,
+        timeout=options.timeout,
+        trace_dir=options.trace_dir or default_trace_dir(),
+        prices=_prices(env.get("DOCSAGENT_PRICES")),
+    )
+    return config, notice
+
+
+def _prices(text: str | None) -> dict[str, tuple[float, float]]:
+    if not text:
+        return {}
+    from agent.pricing import parse_prices
+
+    return parse_prices(text)

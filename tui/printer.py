@@ -1,0 +1,89 @@
+"""The `ask` printer: one progress line per tool call on stderr, the answer on stdout."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from agent.events import (
+    Event,
+    RetryScheduled,
+    RunFinished,
+    RunStats,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+
+PREVIEW = 90
+
+
+def compact_arguments(raw: str) -> str:
+    """Arguments as compact one-line JSON (the raw text when it is not JSON)."""
+    try:
+        return json.dumps(json.loads(raw), ensure_ascii=False)
+    except (json.JSONDecodeError, TypeError):
+        return raw
+
+
+def preview(text: str, width: int = PREVIEW) -> str:
+    """The first `width` characters of `text` on one line."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def tokens_line(stats: RunStats) -> str:
+    """`3,742 prompt + 666 completion tokens`, marked ≈ when estimated."""
+    usage = stats.usage
+    mark = "≈" if usage.estimated else ""
+    prompt, completion = usage.prompt_tokens, usage.completion_tokens
+    return f"{mark}{prompt:,} prompt + {mark}{completion:,} completion tokens"
+
+
+def summary_line(event: RunFinished, trace: str | None = None) -> str:
+    """The closing line: how the run ended, steps, tool calls, tokens, time, trace."""
+    stats = event.stats
+    how = {
+        "answered": "answered",
+        "max_steps": "no answer",
+        "budget": "stopped: token budget",
+        "cancelled": "cancelled",
+        "error": "failed",
+    }[event.stop_reason]
+    parts = [
+        f"{how} after {stats.steps} step{'s' if stats.steps != 1 else ''}",
+        f"{stats.tool_calls} tool call{'s' if stats.tool_calls != 1 else ''}",
+        tokens_line(stats),
+    ]
+    if stats.cost_usd is not None:
+        parts.append(f"≈${stats.cost_usd:.4f}")
+    parts.append(f"{stats.elapsed_s:.1f} s")
+    if trace:
+        parts.append(f"trace: {trace}")
+    return " · ".join(parts)
+
+
+class ProgressPrinter:
+    """Writes progress lines for events as they happen."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self._calls: dict[str, ToolCallStarted] = {}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolCallStarted):
+            self._calls[event.tool_call_id] = event
+        elif isinstance(event, ToolCallFinished):
+            mark = "✗" if event.error else "→"
+            line = f"[step {event.step}] {event.name}({self._arguments(event)}) {mark} "
+            self._write(line + preview(event.output))
+        elif isinstance(event, RetryScheduled):
+            wait = f"retry {event.attempt} in {event.delay_s:.1f} s"
+            self._write(f"[step {event.step}] {wait}: {event.reason}")
+
+    def _arguments(self, event: ToolCallFinished) -> str:
+        started = self._calls.get(event.tool_call_id)
+        return compact_arguments(started.arguments) if started else ""
+
+    def _write(self, line: str) -> None:
+        self.err.write(line + "\n")
+        self.err.flush()
