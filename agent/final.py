@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 from typing import Any
 
 from agent.registry import Tool, ToolRegistry
@@ -34,7 +35,7 @@ class FinalAnswer:
             description="Give the final answer; this ends the run.",
             fn=final_answer,
             parameters=schema,
-            types={f.name: Any for f in dataclasses.fields(output_type)},
+            types=typing.get_type_hints(output_type),
             terminal=True,
         )
 

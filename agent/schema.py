@@ -76,9 +76,9 @@ def _describe(annotation: Any) -> str:
 
 def check_value(name: str, value: Any, annotation: Any) -> Any:
     """Return `value` converted to `annotation`, or raise `ArgumentError` saying what is wrong."""
-    wrong = ArgumentError(f"argument '{name}' must be {_describe(annotation)}, got {_show(value)}")
     if annotation is Any:
         return value
+    wrong = ArgumentError(f"argument '{name}' must be {_describe(annotation)}, got {_show(value)}")
     if _is_union(annotation):
         args = typing.get_args(annotation)
         if value is None and type(None) in args:

@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agent.corpus import Corpus
+from agent.docs_tools import DocsContext, docs_registry
+from agent.errors import ConfigError
+
+
+def call(ctx: DocsContext, name: str, raw: str) -> tuple[str, bool]:
+    outcome = docs_registry().call(name, raw, [ctx])
+    return outcome.output, outcome.error
+
+
+def test_list_docs_skips_licence_and_non_docs(ctx: DocsContext) -> None:
+    assert call(ctx, "list_docs", "{}") == (
+        "advanced/long.md  (200 lines)\nguide.md  (8 lines)  Guide",
+        False,
+    )
+
+
+def test_grep_is_case_insensitive_with_path_line_hits(ctx: DocsContext) -> None:
+    assert call(ctx, "grep_docs", '{"keyword": "TIMEOUT"}') == (
+        "guide.md:5: ## Timeouts\nguide.md:8: Set `timeout=None` to wait forever.",
+        False,
+    )
+
+
+def test_grep_caps_hits_at_twenty_and_says_so(ctx: DocsContext) -> None:
+    output, error = call(ctx, "grep_docs", '{"keyword": "line"}')
+    lines = output.splitlines()
+    assert len(lines) == 21
+    assert lines[0] == "advanced/long.md:1: line 1"
+    assert lines[-1] == "(20 of 201 matches shown; use a more specific keyword or read_doc)"
+
+
+def test_grep_with_no_hits_suggests_what_to_do(ctx: DocsContext) -> None:
+    assert call(ctx, "grep_docs", '{"keyword": "kubernetes"}') == (
+        "no matches for 'kubernetes' in 2 docs; try another keyword or call list_docs",
+        False,
+    )
+
+
+def test_read_doc_numbers_lines(ctx: DocsContext) -> None:
+    output, error = call(ctx, "read_doc", '{"path": "guide.md", "start": 5, "end": 7}')
+    assert not error
+    assert output == (
+        "guide.md lines 5-7 of 8\n"
+        "   5| ## Timeouts\n"
+        "   6| \n"
+        "   7| Requests time out after five seconds by default."
+    )
+
+
+def test_read_doc_clips_to_eighty_lines_and_says_where_to_go_on(ctx: DocsContext) -> None:
+    output, _ = call(ctx, "read_doc", '{"path": "advanced/long.md", "start": 1, "end": 200}')
+    lines = output.splitlines()
+    assert lines[0] == "advanced/long.md lines 1-80 of 200"
+    assert lines[80] == "  80| line 80"
+    assert lines[-1] == (
+        "(clipped to lines 1-80 of 200: at most 80 lines per call; "
+        "call read_doc with start=81 to read on)"
+    )
+
+
+def test_read_doc_past_the_end(ctx: DocsContext) -> None:
+    assert call(ctx, "read_doc", '{"path": "guide.md", "start": 50}') == (
+        "error: start 50 is past the end: guide.md has 8 lines",
+        True,
+    )
+
+
+def test_misspelled_file_points_at_list_docs(ctx: DocsContext) -> None:
+    assert call(ctx, "read_doc", '{"path": "guid.md"}') == (
+        "error: no file 'guid.md' in the docs; call list_docs to see the files",
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    "path, reason",
+    [
+        ("../../etc/passwd", "is outside the docs folder"),
+        ("/etc/passwd", "is an absolute path; paths are relative to the docs"),
+        ("escape.md", "is outside the docs folder"),
+        ("LICENSE.md", "is not a doc (only .md, .rst and .txt files are)"),
+    ],
+)
+def test_paths_outside_the_docs_are_refused(
+    docs: Path, tmp_path: Path, path: str, reason: str
+) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("top secret\n")
+    os.symlink(secret, docs / "escape.md")
+    ctx = DocsContext(Corpus.open(docs))
+    output, error = call(ctx, "read_doc", f'{{"path": "{path}"}}')
+    assert error
+    assert output == f"error: '{path}' {reason}; call list_docs to see the files"
+    assert "top secret" not in call(ctx, "grep_docs", '{"keyword": "secret"}')[0]
+
+
+def test_missing_and_empty_folders_are_config_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="docs folder not found"):
+        Corpus.open(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="no docs in"):
+        Corpus.open(tmp_path / "empty")

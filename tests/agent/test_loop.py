@@ -1,0 +1,260 @@
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import pytest
+
+from agent.docs_tools import DocsContext, docs_registry
+from agent.errors import ModelNotFoundError
+from agent.events import (
+    Event,
+    MessageAppended,
+    ModelReplied,
+    ModelRequested,
+    RunFinished,
+    RunStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from agent.loop import Agent
+from agent.observation import RunResult
+from agent.registry import ToolRegistry
+from agent.testing import ScriptedModel, call, reply
+
+
+def agent_for(ctx: DocsContext, *turns: object, **options: object) -> tuple[Agent, ScriptedModel]:
+    model = ScriptedModel(list(turns))  # type: ignore[arg-type]
+    return Agent(model, docs_registry(), context=[ctx], **options), model  # type: ignore[arg-type]
+
+
+def observations(events: list[Event]) -> list[tuple[str, bool]]:
+    return [(e.output, e.error) for e in events if isinstance(e, ToolCallFinished)]
+
+
+def test_seed_drill_ends_normally_with_the_right_observations(ctx: DocsContext) -> None:
+    agent, model = agent_for(
+        ctx,
+        reply(None, call("grep_docs", {"keyword": "kubernetes"})),
+        reply(None, call("read_doc", {"path": "advanced/long.md", "start": 1, "end": 200})),
+        reply(None, call("read_doc", {"path": "advanced/lnog.md"})),
+        reply("Lines 1-80 hold the numbers (advanced/long.md:1-80)."),
+    )
+    events = list(agent.run("What is in long.md?"))
+    seen = observations(events)
+    assert seen[0] == (
+        "no matches for 'kubernetes' in 2 docs; try another keyword or call list_docs",
+        False,
+    )
+    assert seen[1][0].splitlines()[0] == "advanced/long.md lines 1-80 of 200"
+    assert "call read_doc with start=81" in seen[1][0]
+    assert seen[2] == (
+        "error: no file 'advanced/lnog.md' in the docs; call list_docs to see the files",
+        True,
+    )
+    final = events[-1]
+    assert isinstance(final, RunFinished)
+    assert final.stop_reason == "answered"
+    assert final.answer == "Lines 1-80 hold the numbers (advanced/long.md:1-80)."
+    assert final.stats.steps == 4 and final.stats.tool_calls == 3
+    # the model saw every observation, in a tool message answering its call
+    last_request = model.requests[-1]
+    assert [m.role for m in last_request] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+    ]
+
+
+def test_event_sequence_of_one_tool_step(ctx: DocsContext) -> None:
+    agent, _ = agent_for(ctx, reply(None, call("list_docs")), reply("done"))
+    kinds = [type(e).__name__ for e in agent.run("q")]
+    assert kinds == [
+        "RunStarted",
+        "MessageAppended",  # system
+        "MessageAppended",  # user
+        "ModelRequested",
+        "ModelReplied",
+        "MessageAppended",  # assistant with the call
+        "ToolCallStarted",
+        "ToolCallFinished",
+        "MessageAppended",  # tool result
+        "ModelRequested",
+        "ModelReplied",
+        "MessageAppended",  # the answer
+        "RunFinished",
+    ]
+
+
+def test_bad_calls_are_observations_and_the_run_goes_on(ctx: DocsContext) -> None:
+    agent, _ = agent_for(
+        ctx,
+        reply(None, call("search_web", {"q": "x"})),
+        reply(None, call("read_doc", "{'path': guide.md")),
+        reply(None, call("read_doc", {"path": "guide.md", "start": "abc"})),
+        reply("ok"),
+    )
+    events = list(agent.run("q"))
+    seen = [text for text, error in observations(events) if error]
+    assert seen == [
+        "error: there is no tool 'search_web'. Available tools: list_docs, grep_docs, read_doc.",
+        "error: the arguments are not valid JSON (Expecting property name enclosed in double "
+        "quotes at position 1); send a JSON object. Call read_doc again with valid arguments.",
+        "error: argument 'start' must be an integer, got 'abc'. "
+        "Call read_doc again with valid arguments.",
+    ]
+    assert RunResult.collect(events).stop_reason == "answered"
+
+
+def test_two_calls_in_one_turn_get_two_tool_messages_in_order(ctx: DocsContext) -> None:
+    agent, model = agent_for(
+        ctx,
+        reply(None, call("grep_docs", {"keyword": "timeout"}), call("list_docs")),
+        reply("done"),
+    )
+    list(agent.run("q"))
+    sent = model.requests[1]
+    assistant = sent[2]
+    assert [c.id for c in assistant.tool_calls] == ["call_1_1", "call_1_2"]
+    tools = sent[3:]
+    assert [(m.role, m.tool_call_id, m.name) for m in tools] == [
+        ("tool", "call_1_1", "grep_docs"),
+        ("tool", "call_1_2", "list_docs"),
+    ]
+
+
+def test_step_limit_gives_an_honest_no_answer(ctx: DocsContext) -> None:
+    agent, _ = agent_for(ctx, *[reply(None, call("list_docs"))] * 5, max_steps=3)
+    final = list(agent.run("q"))[-1]
+    assert isinstance(final, RunFinished)
+    assert (final.stop_reason, final.answer, final.error) == (
+        "max_steps",
+        None,
+        "no answer within 3 steps",
+    )
+    assert final.stats.steps == 3
+
+
+def test_long_observations_are_truncated_for_the_model_but_whole_in_events(
+    ctx: DocsContext,
+) -> None:
+    agent, model = agent_for(
+        ctx,
+        reply(None, call("read_doc", {"path": "advanced/long.md", "end": 80})),
+        reply("done"),
+        max_observation_chars=200,
+    )
+    events = list(agent.run("q"))
+    whole = observations(events)[0][0]
+    seen = model.requests[1][-1].content or ""
+    assert len(whole) > 800
+    assert seen.endswith(f"\n[... truncated: {len(whole):,} characters in all]")
+    assert len(seen) < 260
+    assert whole.startswith(seen.split("\n[...")[0])
+
+
+def test_usage_is_summed_per_step_and_run(ctx: DocsContext) -> None:
+    agent, _ = agent_for(ctx, reply(None, call("list_docs")), reply("done"))
+    events = list(agent.run("q"))
+    replies = [e for e in events if isinstance(e, ModelReplied)]
+    assert replies[1].total == replies[0].usage + replies[1].usage
+    final = events[-1]
+    assert isinstance(final, RunFinished)
+    assert final.stats.usage == replies[1].total
+    assert final.stats.usage.estimated
+
+
+def test_terminal_tool_ends_the_run(ctx: DocsContext) -> None:
+    model = ScriptedModel([reply(None, call("list_docs")), reply("never asked")])
+    agent = Agent(model, docs_registry().with_terminal("list_docs"), context=[ctx])
+    final = list(agent.run("q"))[-1]
+    assert isinstance(final, RunFinished)
+    assert final.stop_reason == "answered"
+    assert final.answer == "advanced/long.md  (200 lines)\nguide.md  (8 lines)  Guide"
+    assert len(model.requests) == 1
+
+
+@dataclass
+class Verdict:
+    answer: str
+    confidence: float
+    sources: list[str]
+
+
+def test_typed_output_through_the_final_answer_tool(ctx: DocsContext) -> None:
+    model = ScriptedModel(
+        [
+            reply(
+                None, call("final_answer", {"answer": "5 s", "confidence": "high", "sources": []})
+            ),
+            reply(
+                None,
+                call(
+                    "final_answer",
+                    {"answer": "five seconds", "confidence": 0.9, "sources": ["guide.md:7"]},
+                ),
+            ),
+        ]
+    )
+    agent = Agent(model, ToolRegistry(), context=[ctx], output_type=Verdict)
+    tool_names = [t["function"]["name"] for t in agent.tools.schemas()]
+    assert tool_names == ["final_answer"]
+    events = list(agent.run("How long?"))
+    assert observations(events)[0] == (
+        "error: argument 'confidence' must be a number, got 'high'. "
+        "Call final_answer again with valid arguments.",
+        True,
+    )
+    final = events[-1]
+    assert isinstance(final, RunFinished)
+    assert final.answer == "five seconds"
+    assert final.output == {"answer": "five seconds", "confidence": 0.9, "sources": ["guide.md:7"]}
+
+
+def test_model_error_ends_the_trace_cleanly_then_raises(ctx: DocsContext) -> None:
+    agent, _ = agent_for(ctx, ModelNotFoundError("model 'x' not found at http://h"))
+    seen: list[Event] = []
+    with pytest.raises(ModelNotFoundError):
+        for event in agent.run("q"):
+            seen.append(event)
+    final = seen[-1]
+    assert isinstance(final, RunFinished)
+    assert (final.stop_reason, final.error) == ("error", "model 'x' not found at http://h")
+
+
+def test_cancel_stops_a_waiting_model(ctx: DocsContext) -> None:
+    gate = threading.Event()
+    model = ScriptedModel([reply("late")], gate=gate)
+    agent = Agent(model, docs_registry(), context=[ctx])
+    cancel = threading.Event()
+    events = agent.run("q", cancel=cancel)
+    for event in events:
+        if isinstance(event, ModelRequested):
+            cancel.set()
+    # the run ended by itself, with a cancelled final event
+    assert isinstance(event, RunFinished)
+    assert event.stop_reason == "cancelled"
+
+
+def test_history_continues_the_conversation(ctx: DocsContext) -> None:
+    agent, model = agent_for(ctx, reply("first"), reply("second"))
+    first = RunResult.collect(agent.run("one"))
+    events = list(agent.run("two", history=first.messages))
+    started = events[0]
+    assert isinstance(started, RunStarted) and len(started.history) == 3
+    appended = [e.message.content for e in events if isinstance(e, MessageAppended)]
+    assert appended == ["two", "second"]  # the system prompt is not sent twice
+    assert [m.content for m in model.requests[1]][1:] == ["one", "first", "two"]
+
+
+def test_tool_events_carry_the_call_id(ctx: DocsContext) -> None:
+    agent, _ = agent_for(ctx, reply(None, call("list_docs", id="abc")), reply("x"))
+    ids = [
+        e.tool_call_id for e in agent.run("q") if isinstance(e, (ToolCallStarted, ToolCallFinished))
+    ]
+    assert ids == ["abc", "abc"]

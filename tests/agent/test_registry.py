@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from agent.registry import ToolContext, ToolError, ToolRegistry, make_tool, tool
+
+
+@dataclass
+class Secret(ToolContext):
+    token: str
+
+
+def search(
+    ctx: Secret,
+    query: str,
+    limit: int = 5,
+    ratio: float = 0.5,
+    exact: bool = False,
+    tags: list[str] | None = None,
+    mode: Literal["fast", "slow"] = "fast",
+    note: str | None = None,
+) -> str:
+    """Search the index.
+
+    Args:
+        query: What to look for.
+        limit: How many hits at most.
+    """
+    return json.dumps([ctx.token, query, limit, ratio, exact, tags, mode, note])
+
+
+def test_schema_is_derived_from_the_signature() -> None:
+    schema = make_tool(search).schema()
+    assert schema["function"]["name"] == "search"
+    assert schema["function"]["description"] == "Search the index."
+    params = schema["function"]["parameters"]
+    assert params["properties"] == {
+        "query": {"type": "string", "description": "What to look for."},
+        "limit": {"type": "integer", "description": "How many hits at most.", "default": 5},
+        "ratio": {"type": "number", "default": 0.5},
+        "exact": {"type": "boolean", "default": False},
+        "tags": {"type": ["array", "null"], "items": {"type": "string"}},
+        "mode": {"enum": ["fast", "slow"], "type": "string", "default": "fast"},
+        "note": {"type": ["string", "null"]},
+    }
+    assert params["required"] == ["query"]
+
+
+def test_hidden_context_is_absent_from_schema_and_injected_at_call_time() -> None:
+    registry = ToolRegistry([search])
+    assert "ctx" not in json.dumps(registry.schemas())
+    outcome = registry.call("search", '{"query": "q", "tags": ["a"]}', [Secret("s3cret")])
+    assert not outcome.error
+    assert json.loads(outcome.output) == ["s3cret", "q", 5, 0.5, False, ["a"], "fast", None]
+
+
+def test_decorator_options_override_the_docstring() -> None:
+    @tool(name="find", description="Find things.", params={"query": "The words."})
+    def finder(query: str) -> str:
+        """Ignored."""
+        return query
+
+    built = make_tool(finder)
+    assert built.name == "find"
+    assert built.description == "Find things."
+    assert built.parameters["properties"]["query"]["description"] == "The words."
+    assert finder("x") == "x"  # the function is unchanged
+
+
+def test_bad_arguments_become_observations() -> None:
+    registry = ToolRegistry([search])
+    context = [Secret("t")]
+    cases = {
+        "{not json": "error: the arguments are not valid JSON",
+        "[1]": "error: the arguments must be a JSON object",
+        "{}": "error: missing required argument 'query'",
+        '{"query": "q", "limit": "abc"}': "error: argument 'limit' must be an integer, got 'abc'",
+        '{"query": "q", "mode": "warp"}': "error: argument 'mode' must be one of 'fast', 'slow'",
+        '{"query": "q", "bogus": 1}': "error: unknown argument bogus",
+        '{"query": 3}': "error: argument 'query' must be a string, got 3",
+    }
+    for raw, start in cases.items():
+        outcome = registry.call("search", raw, context)
+        assert outcome.error, raw
+        assert outcome.output.startswith(start), outcome.output
+        assert outcome.output.endswith("Call search again with valid arguments.")
+
+
+def test_numeric_strings_are_accepted_for_integers() -> None:
+    outcome = ToolRegistry([search]).call("search", '{"query": "q", "limit": "7"}', [Secret("t")])
+    assert json.loads(outcome.output)[2] == 7
+
+
+def test_unknown_tool_lists_the_known_ones() -> None:
+    outcome = ToolRegistry([search]).call("serch", "{}")
+    assert outcome == outcome.__class__(
+        "error: there is no tool 'serch'. Available tools: search.", True
+    )
+
+
+def test_exceptions_inside_tools_become_observations() -> None:
+    def broken(x: int) -> str:
+        """Divide."""
+        return str(1 // x)
+
+    def refusing() -> str:
+        """Refuse."""
+        raise ToolError("no: try list_docs")
+
+    registry = ToolRegistry([broken, refusing])
+    outcome = registry.call("broken", '{"x": 0}')
+    assert outcome.error
+    assert (
+        outcome.output
+        == "error: broken failed: ZeroDivisionError: integer division or modulo by zero"
+    )
+    assert registry.call("refusing", "") == outcome.__class__("no: try list_docs", True)
+
+
+def test_terminal_marking_is_per_registry() -> None:
+    registry = ToolRegistry([search])
+    terminal = registry.with_terminal("search")
+    assert terminal["search"].terminal
+    assert not registry["search"].terminal
