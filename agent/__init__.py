@@ -1,0 +1,97 @@
+"""docsagent's core: a hand-written tool-calling agent over a docs folder.
+
+It emits typed events and imports nothing from textual, rich or typer.
+"""
+
+from __future__ import annotations
+
+from agent.citations import Citation, find_citations
+from agent.config import Config, build_agent, build_model, default_docs, default_trace_dir
+from agent.corpus import Corpus
+from agent.docs_tools import DocsContext, docs_registry, grep_docs, list_docs, read_doc
+from agent.errors import (
+    AgentError,
+    ConfigError,
+    ModelError,
+    TraceError,
+)
+from agent.events import (
+    Event,
+    MessageAppended,
+    ModelReplied,
+    ModelRequested,
+    RetryScheduled,
+    RunFinished,
+    RunStarted,
+    RunStats,
+    StopReason,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+    event_from_dict,
+    event_to_dict,
+)
+from agent.loop import SYSTEM_PROMPT, Agent
+from agent.messages import Message, ToolCall
+from agent.models.base import Chunk, Delta, Model, Reply, Retry
+from agent.observation import RunResult, truncate
+from agent.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
+from agent.session import Session
+from agent.trace import Trace, TraceWriter, read_trace
+
+__all__ = [
+    "Agent",
+    "AgentError",
+    "Chunk",
+    "Citation",
+    "Config",
+    "ConfigError",
+    "Corpus",
+    "Delta",
+    "DocsContext",
+    "Event",
+    "Message",
+    "MessageAppended",
+    "Model",
+    "ModelError",
+    "ModelReplied",
+    "ModelRequested",
+    "Reply",
+    "Retry",
+    "RetryScheduled",
+    "RunFinished",
+    "RunResult",
+    "RunStarted",
+    "RunStats",
+    "SYSTEM_PROMPT",
+    "Session",
+    "StopReason",
+    "TextDelta",
+    "Tool",
+    "ToolCall",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "ToolContext",
+    "ToolError",
+    "ToolOutcome",
+    "ToolRegistry",
+    "Trace",
+    "TraceError",
+    "TraceWriter",
+    "Usage",
+    "build_agent",
+    "build_model",
+    "default_docs",
+    "default_trace_dir",
+    "docs_registry",
+    "event_from_dict",
+    "event_to_dict",
+    "find_citations",
+    "grep_docs",
+    "list_docs",
+    "read_doc",
+    "read_trace",
+    "tool",
+    "truncate",
+]

@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.docs_tools import DocsContext, docs_registry
+from agent.errors import TraceError
+from agent.events import RunFinished, event_to_dict
+from agent.loop import Agent
+from agent.session import Session
+from agent.testing import ScriptedModel, call, reply
+from agent.trace import read_trace
+
+
+def make_session(ctx: DocsContext, tmp_path: Path, *turns: object) -> Session:
+    model = ScriptedModel(list(turns))  # type: ignore[arg-type]
+    agent = Agent(model, docs_registry(), context=[ctx], docs="docs")
+    return Session(agent, trace_dir=tmp_path / "traces")
+
+
+def test_a_run_writes_a_complete_trace_that_reads_back_equal(
+    ctx: DocsContext, tmp_path: Path
+) -> None:
+    session = make_session(ctx, tmp_path, reply(None, call("list_docs")), reply("done"))
+    events = list(session.ask("what is here?"))
+    assert session.last_trace is not None
+    lines = session.last_trace.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["type"] == "header"
+    assert header["format"] == "docsagent-trace"
+    assert header["version"] == 1
+    assert header["question"] == "what is here?"
+    assert [t["function"]["name"] for t in header["tools"]] == [
+        "list_docs",
+        "grep_docs",
+        "read_doc",
+    ]
+    body = [json.loads(line) for line in lines[1:]]
+    assert [b["seq"] for b in body] == list(range(1, len(events) + 1))
+    assert all(isinstance(b["t"], float) for b in body)
+    trace = read_trace(session.last_trace)
+    assert trace.complete
+    assert trace.events == events
+
+
+def test_each_message_is_written_once(ctx: DocsContext, tmp_path: Path) -> None:
+    session = make_session(ctx, tmp_path, reply("done"))
+    list(session.ask("q"))
+    assert session.last_trace is not None
+    kinds = [json.loads(line)["type"] for line in session.last_trace.read_text().splitlines()]
+    assert kinds.count("message") == 3  # system, user, answer
+
+
+def test_cut_off_last_line_is_tolerated(ctx: DocsContext, tmp_path: Path) -> None:
+    session = make_session(ctx, tmp_path, reply(None, call("list_docs")), reply("done"))
+    list(session.ask("q"))
+    path = session.last_trace
+    assert path is not None
+    text = path.read_text()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(text[: text.rstrip("\n").rfind("\n") + 20])  # half of the last line
+    trace = read_trace(cut)
+    assert not trace.complete
+    assert len(trace.events) == len(read_trace(path).events) - 1
+
+
+def test_stopping_early_still_closes_the_trace_as_cancelled(
+    ctx: DocsContext, tmp_path: Path
+) -> None:
+    session = make_session(ctx, tmp_path, reply(None, call("list_docs")), reply("done"))
+    events = session.ask("q")
+    for event in events:
+        if type(event).__name__ == "ToolCallStarted":
+            break
+    events.close()  # what Ctrl+C in `ask` does
+    assert session.last_trace is not None
+    trace = read_trace(session.last_trace)
+    final = trace.events[-1]
+    assert isinstance(final, RunFinished)
+    assert (final.stop_reason, final.error) == ("cancelled", "interrupted")
+    assert final.stats.steps == 1 and final.stats.tool_calls == 1
+
+
+def test_follow_up_questions_see_earlier_turns(ctx: DocsContext, tmp_path: Path) -> None:
+    session = make_session(ctx, tmp_path, reply("one"), reply("two"), reply("three"))
+    list(session.ask("first"))
+    list(session.ask("second"))
+    model = session.agent.model
+    assert isinstance(model, ScriptedModel)
+    assert [m.content for m in model.requests[1]][1:] == ["first", "one", "second"]
+    session.reset()
+    list(session.ask("third"))
+    assert [m.content for m in model.requests[2]][1:] == ["third"]
+
+
+def test_readers_skip_unknown_events_and_refuse_newer_versions(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    header = {"type": "header", "format": "docsagent-trace", "version": 1}
+    finished = {"seq": 2, "t": 0.1, **event_to_dict(RunFinished("answered", "a", _stats()))}
+    lines = [header, {"seq": 1, "t": 0.0, "type": "telemetry", "x": 1}, finished]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    trace = read_trace(path)
+    assert trace.skipped == 1 and trace.complete
+    path.write_text(json.dumps({**header, "version": 2}) + "\n")
+    with pytest.raises(TraceError, match="version 2 trace; this docsagent reads version 1"):
+        read_trace(path)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "is a folder, not a trace file"),
+        ("hello\n", "is not a docsagent trace"),
+        ('{"type": "header", "format": "other"}\n', "is not a docsagent trace"),
+    ],
+)
+def test_unreadable_traces_are_trace_errors(
+    tmp_path: Path, content: str | None, message: str
+) -> None:
+    path = tmp_path / "t.jsonl"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_text(content)
+    with pytest.raises(TraceError, match=message):
+        read_trace(path)
+
+
+def _stats():  # type: ignore[no-untyped-def]
+    from agent.events import RunStats
+
+    return RunStats()

@@ -1,0 +1,233 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.events import RunFinished
+from agent.trace import read_trace
+from tui.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+HTTPX_DOCS = ROOT.parent / "shared" / "corpora" / "httpx-docs"
+needs_httpx = pytest.mark.skipif(
+    not HTTPX_DOCS.is_dir(), reason="../shared/corpora/httpx-docs is not beside the checkout"
+)
+SECRET = "sk-test-0123456789-do-not-print"
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in [
+        "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+        "OPENAI_MODEL", "DOCSAGENT_DOCS", "DOCSAGENT_MAX_STEPS", "DOCSAGENT_PRICES",
+        "DOCSAGENT_NO_STREAM", "DOCSAGENT_TIMEOUT",
+    ]:  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    traces = tmp_path / "traces"
+    monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(traces))
+    return traces
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "replay.md").write_text(
+        "# Replay\n\nRun `docsagent replay FILE` to watch a saved run again.\n"
+    )
+    return root
+
+
+def script(tmp_path: Path, turns: list[dict[str, object]]) -> str:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(turns))
+    return f"script:{path}"
+
+
+ANSWER = "Use `docsagent replay FILE` (replay.md:3)."
+TURNS: list[dict[str, object]] = [
+    {"tool_calls": [{"name": "grep_docs", "arguments": {"keyword": "replay"}}]},
+    {"tool_calls": [{"name": "read_doc", "arguments": {"path": "replay.md"}}]},
+    {"content": ANSWER},
+]
+
+
+def ask(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["ask", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_ask_prints_progress_on_stderr_and_only_the_answer_on_stdout(
+    docs: Path, tmp_path: Path, clean_env: Path
+) -> None:
+    code, out, err = ask(
+        "How do I replay?", "--docs", str(docs), "--model", script(tmp_path, TURNS)
+    )
+    assert code == 0
+    assert out == ANSWER + "\n"
+    lines = err.splitlines()
+    assert lines[0] == (
+        '[step 1] grep_docs({"keyword": "replay"}) → replay.md:1: # Replay '
+        "replay.md:3: Run `docsagent replay FILE` to watch a saved run again."
+    )
+    assert lines[1].startswith(
+        '[step 2] read_doc({"path": "replay.md"}) → replay.md lines 1-3 of 3'
+    )
+    assert lines[2].startswith("answered after 3 steps · 2 tool calls · ≈")
+    trace_path = lines[2].split("trace: ")[1]
+    assert Path(trace_path).parent == clean_env
+    trace = read_trace(trace_path)
+    assert trace.complete and trace.header["question"] == "How do I replay?"
+    final = trace.events[-1]
+    assert isinstance(final, RunFinished) and final.answer == ANSWER
+
+
+def test_ask_json(docs: Path, tmp_path: Path) -> None:
+    trace = tmp_path / "run.jsonl"
+    code, out, _ = ask(
+        "How?", "--docs", str(docs), "--model", script(tmp_path, TURNS), "--json",
+        "--trace", str(trace),
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    assert data["answer"] == ANSWER
+    assert data["stop_reason"] == "answered"
+    assert data["citations"] == [{"path": "replay.md", "start": 3, "end": 3, "valid": True}]
+    assert data["stats"]["steps"] == 3
+    assert data["stats"]["tool_calls"] == 2
+    assert data["stats"]["prompt_tokens"] > 0 and data["stats"]["completion_tokens"] > 0
+    assert data["trace"] == str(trace) and read_trace(trace).complete
+    assert data["error"] is None
+
+
+def test_step_limit_exits_3_with_an_honest_line(docs: Path, tmp_path: Path) -> None:
+    turns = [TURNS[0]] * 3
+    code, out, err = ask(
+        "How?", "--docs", str(docs), "--model", script(tmp_path, turns), "--max-steps", "2"
+    )
+    assert code == 3
+    assert out == ""
+    assert err.splitlines()[-1] == "docsagent: no answer within 2 steps"
+
+
+def test_a_model_failure_exits_1_with_one_line_and_a_closed_trace(
+    docs: Path, tmp_path: Path, clean_env: Path
+) -> None:
+    code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS[:1]))
+    assert code == 1
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == "docsagent: the script has only 1 turns"
+    (trace,) = clean_env.iterdir()
+    final = read_trace(trace).events[-1]
+    assert isinstance(final, RunFinished) and final.stop_reason == "error"
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        ("missing", "docs folder not found"),
+        ("empty", "no docs in"),
+        ("no-script", "script file not found"),
+        ("bad-json", "is not valid JSON: line 1"),
+        ("bad-shape", 'turn 1 needs "content" or "tool_calls"'),
+    ],
+)
+def test_bad_inputs_exit_2_with_one_clear_line(
+    docs: Path, tmp_path: Path, setup: str, message: str
+) -> None:
+    folder, model = str(docs), script(tmp_path, TURNS)
+    if setup == "missing":
+        folder = str(tmp_path / "nope")
+    elif setup == "empty":
+        (tmp_path / "empty").mkdir()
+        folder = str(tmp_path / "empty")
+    elif setup == "no-script":
+        model = f"script:{tmp_path / 'nope.json'}"
+    elif setup == "bad-json":
+        (tmp_path / "bad.json").write_text("[{")
+        model = f"script:{tmp_path / 'bad.json'}"
+    else:
+        model = script(tmp_path, [{"text": "hi"}])  # type: ignore[list-item]
+    code, out, err = ask("How?", "--docs", folder, "--model", model)
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1 and message in err and err.startswith("docsagent: ")
+
+
+def test_usage_errors_exit_2() -> None:
+    assert ask("")[0] == 2
+    assert ask("q", "--max-steps", "0")[0] == 2
+    assert CliRunner().invoke(app, ["ask"]).exit_code == 2
+
+
+def test_the_key_never_reaches_a_trace_or_the_output(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_env: Path
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", SECRET)
+    code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS), "--json")
+    assert code == 0
+    (trace,) = clean_env.iterdir()
+    assert SECRET not in trace.read_text() + out + err
+
+
+def test_replay_print_shows_the_run_as_ask_did(docs: Path, tmp_path: Path) -> None:
+    trace = tmp_path / "run.jsonl"
+    ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS), "--trace", str(trace))
+    result = CliRunner().invoke(app, ["replay", str(trace), "--print"])
+    assert result.exit_code == 0
+    assert result.stdout == ANSWER + "\n"
+    assert result.stderr.splitlines()[0].startswith('[step 1] grep_docs({"keyword": "replay"})')
+    assert result.stderr.splitlines()[2].startswith("answered after 3 steps")
+
+
+def test_replay_refuses_what_it_cannot_read(tmp_path: Path) -> None:
+    newer = tmp_path / "new.jsonl"
+    newer.write_text('{"type": "header", "format": "docsagent-trace", "version": 9}\n')
+    for target, message in [
+        (tmp_path, "is a folder, not a trace file"),
+        (tmp_path / "none.jsonl", "no trace file at"),
+        (newer, "is a version 9 trace"),
+    ]:
+        result = CliRunner().invoke(app, ["replay", str(target)])
+        assert result.exit_code == 2
+        assert message in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_bare_command_without_a_terminal_points_at_ask() -> None:
+    result = CliRunner().invoke(app, [])
+    assert result.exit_code == 2
+    assert "docsagent ask" in result.stderr
+
+
+def test_help_and_version() -> None:
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for word in ["ask", "replay", "tui", "--docs", "--model", "LLM_MODEL"]:
+        assert word in result.stdout
+    assert CliRunner().invoke(app, ["--version"]).stdout.startswith("docsagent ")
+
+
+@needs_httpx
+def test_offline_model_answers_the_timeouts_question_with_no_key() -> None:
+    code, out, err = ask("What kinds of timeouts does httpx have?", "--docs", str(HTTPX_DOCS))
+    assert code == 0
+    assert err.splitlines()[0].startswith("docsagent: no API key set")
+    for kind in ["connect", "read", "write", "pool"]:
+        assert kind in out.lower()
+    code, out, _ = ask(
+        "What kinds of timeouts does httpx have?", "--docs", str(HTTPX_DOCS), "--json"
+    )
+    data = json.loads(out)
+    assert data["stop_reason"] == "answered"
+    timeouts = [c for c in data["citations"] if c["path"] == "advanced/timeouts.md"]
+    assert timeouts and all(c["valid"] for c in timeouts)
+    assert any(45 <= c["start"] <= c["end"] <= 61 for c in timeouts)
+
+
+def test_offline_model_on_the_bundled_manual_by_default() -> None:
+    code, out, err = ask("How do I replay a trace?")
+    assert code == 0, err
+    assert "replay" in out.lower()

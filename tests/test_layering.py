@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def loaded_after(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print('\\n'.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return {name.split(".")[0] for name in out.stdout.split()}
+
+
+def test_importing_agent_loads_no_ui_library() -> None:
+    import_all = "import agent, agent.config, agent.session, agent.trace, agent.loop, agent.testing"
+    modules = loaded_after(import_all)
+    assert {"textual", "rich", "typer"} & modules == set()
+
+
+def test_cli_help_does_not_load_textual_or_openai() -> None:
+    modules = loaded_after("import tui.cli")
+    assert {"textual", "openai"} & modules == set()
+
+
+def test_no_module_under_agent_imports_a_ui_library() -> None:
+    offenders = []
+    for path in (ROOT / "agent").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [
+                f"{path.name}: {n}" for n in names if n.split(".")[0] in {"textual", "rich", "typer"}
+            ]
+    assert offenders == []
+
+
+def test_tui_uses_only_the_public_agent_modules() -> None:
+    private = []
+    for path in (ROOT / "tui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agent"):
+                if any(part.startswith("_") for part in node.module.split(".")):
+                    private.append(f"{path.name}: {node.module}")
+    assert private == []
