@@ -1,0 +1,82 @@
+"""The Textual app: live questions (`run_tui`) and trace replay (`run_replay`).
+
+`tui.cli` imports this module only inside the commands that open the TUI, so
+`docsagent --help` does not import Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from agent.config import Config, build_agent
+from agent.session import Session
+from agent.trace import Trace
+from tui.screens.base import TraceScreen
+from tui.screens.chat import ChatScreen
+from tui.screens.replay import ReplayScreen
+
+
+class DocsAgentApp(App[int]):
+    """The docsagent TUI; `first` builds the screen it opens on (live or replay)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "docsagent"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(self, first: Callable[[], Screen[None]]) -> None:
+        super().__init__()
+        self._first = first
+
+    def on_mount(self) -> None:
+        self.push_screen(self._first())
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        if isinstance(screen, TraceScreen):
+            for title, help_text, callback in screen.commands():
+                yield SystemCommand(title, help_text, callback)
+        yield from super().get_system_commands(screen)
+
+
+def chat_app(session: Session, config: Config, *, question: str | None = None) -> DocsAgentApp:
+    """The app on the live screen for `session`."""
+    mode = "offline" if config.is_offline else ""
+
+    def first() -> Screen[None]:
+        return ChatScreen(
+            session,
+            docs=str(config.docs),
+            model=session.agent.model.name,
+            mode=mode,
+            question=question,
+        )
+
+    return DocsAgentApp(first)
+
+
+def replay_app(
+    trace: Trace, *, path: Path, speed: float = 1.0, instant: bool = False, step: bool = False
+) -> DocsAgentApp:
+    """The app on the replay screen for `trace`."""
+    return DocsAgentApp(
+        lambda: ReplayScreen(trace, path=path, speed=speed, instant=instant, step=step)
+    )
+
+
+def run_tui(config: Config, *, question: str | None = None) -> int:
+    """Open the TUI on a new conversation; start `question` at once if given."""
+    session = Session(build_agent(config), trace_dir=config.trace_dir)
+    chat_app(session, config, question=question).run()
+    return 0
+
+
+def run_replay(
+    trace: Trace, *, path: Path, speed: float = 1.0, instant: bool = False, step: bool = False
+) -> int:
+    """Replay `trace` (read from `path`) in the TUI."""
+    replay_app(trace, path=path, speed=speed, instant=instant, step=step).run()
+    return 0

@@ -1,0 +1,33 @@
+"""Messages from the agent worker to the UI: the worker only ever posts these."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from agent.events import Event
+
+
+class AgentEvent(Message):
+    """One core event, as the agent yielded it."""
+
+    def __init__(self, event: Event, run_id: int = 0) -> None:
+        super().__init__()
+        self.event = event
+        self.run_id = run_id
+
+
+class RunFailed(Message):
+    """The run raised; `error` is one line for the user (the events already ended it)."""
+
+    def __init__(self, error: str, run_id: int = 0) -> None:
+        super().__init__()
+        self.error = error
+        self.run_id = run_id
+
+
+class RunEnded(Message):
+    """The worker finished iterating (after the last `AgentEvent`)."""
+
+    def __init__(self, run_id: int = 0) -> None:
+        super().__init__()
+        self.run_id = run_id

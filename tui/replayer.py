@@ -1,0 +1,63 @@
+"""Replay position over a trace's events: forward, back and jumps, through the one reducer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.events import Event
+from tui.state import ViewState, reduce, reduce_all
+
+CHECKPOINT_EVERY = 256
+MAX_GAP_S = 1.0  # long pauses in the recording are clamped to this (before speed)
+
+
+class Replayer:
+    """The view state after the first `position` events; keeps checkpoints for going back."""
+
+    def __init__(self, events: Sequence[Event], times: Sequence[float], *, speed: float = 1.0):
+        self.events = events
+        self.times = times
+        self.speed = speed
+        self.position = 0
+        self.state = ViewState()
+        self._checkpoints: dict[int, ViewState] = {0: self.state}
+
+    @property
+    def total(self) -> int:
+        return len(self.events)
+
+    def forward(self) -> ViewState:
+        """Apply the next event (if any) and return the state."""
+        if self.position < self.total:
+            self.state = reduce(self.state, self.events[self.position])
+            self.position += 1
+            if self.position % CHECKPOINT_EVERY == 0:
+                self._checkpoints[self.position] = self.state
+        return self.state
+
+    def seek(self, position: int) -> ViewState:
+        """The state after the first `position` events (clamped to the trace)."""
+        position = min(max(position, 0), self.total)
+        if position < self.position:
+            base = max(k for k in self._checkpoints if k <= position)
+            self.position, self.state = base, self._checkpoints[base]
+        while self.position < position:
+            start = self.position
+            stop = min(position, (start // CHECKPOINT_EVERY + 1) * CHECKPOINT_EVERY)
+            self.state = reduce_all(self.events[start:stop], self.state)
+            self.position = stop
+            if stop % CHECKPOINT_EVERY == 0:
+                self._checkpoints[stop] = self.state
+        return self.state
+
+    def next_delay(self) -> float:
+        """Seconds to wait before the next event at the current speed."""
+        if self.position >= self.total:
+            return 0.0
+        before = self.times[self.position - 1] if self.position > 0 else 0.0
+        gap = min(max(self.times[self.position] - before, 0.0), MAX_GAP_S)
+        return gap / self.speed
+
+    def time(self) -> float | None:
+        """The recorded time of the last applied event."""
+        return self.times[self.position - 1] if self.position > 0 else None

@@ -1,0 +1,1 @@
+"""Screens, each beside its .tcss."""

@@ -1,0 +1,73 @@
+"""What the live screen and the replay screen share: the view of a `ViewState`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from textual.screen import Screen
+
+from tui.state import ViewState
+from tui.widgets.header_bar import HeaderBar
+from tui.widgets.message_list import MessageList
+from tui.widgets.status_bar import StatusBar
+
+Command = tuple[str, str, Callable[[], object]]
+
+
+class TraceScreen(Screen[None]):
+    """A screen showing a `ViewState`: header, message list and status bar.
+
+    Subclasses reduce events into `self.state` and call `schedule_render`; rendering
+    is coalesced so a burst of events costs one update of the widgets.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state = ViewState()
+        self._render_pending = False
+
+    def schedule_render(self) -> None:
+        """Render the state once the queued messages are handled."""
+        if not self._render_pending:
+            self._render_pending = True
+            self.call_later(self._render_now)
+
+    def _render_now(self) -> None:
+        self._render_pending = False
+        self.render_state()
+
+    def render_state(self) -> None:
+        """Show `self.state` in the widgets."""
+        self.query_one(HeaderBar).show(self.state, extra=self.header_extra())
+        self.query_one(MessageList).show(self.state.entries)
+        self.query_one(StatusBar).show(
+            self.state, elapsed_s=self.clock(), trace=self.trace_label()
+        )
+
+    def header_extra(self) -> str:
+        """Text shown before the run state in the header."""
+        return ""
+
+    def clock(self) -> float | None:
+        """Elapsed seconds to show while the run has not reported its own."""
+        return None
+
+    def trace_label(self) -> str | None:
+        """The trace path (or folder) shown in the status bar."""
+        return None
+
+    def commands(self) -> Iterator[Command]:
+        """(title, help, callback) for the command palette."""
+        return iter(())
+
+    def copy_text(self) -> None:
+        """Copy the focused card's whole text, else the answer, to the clipboard."""
+        messages = self.query_one(MessageList)
+        card = messages.focused_card()
+        text = card.full_text if card is not None else self.state.answer
+        if text is None:
+            self.notify("nothing to copy yet: no answer and no focused tool card")
+            return
+        self.app.copy_to_clipboard(text)
+        what = "tool result" if card is not None else "answer"
+        self.notify(f"copied the {what} ({len(text):,} characters)")

@@ -1,0 +1,192 @@
+"""The replay screen: a saved trace fed through the same reducer as a live run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.timer import Timer
+from textual.widgets import Footer, Static
+
+from agent.trace import Trace
+from tui.replayer import Replayer
+from tui.screens.base import Command, TraceScreen
+from tui.widgets.header_bar import HeaderBar
+from tui.widgets.message_list import MessageList
+from tui.widgets.status_bar import StatusBar
+
+BATCH_GAP_S = 0.02  # events closer than this (after scaling) are shown together
+
+
+class ReplayScreen(TraceScreen):
+    """Plays a `Trace` with its own timing; space, arrows, +/- and home/end drive it."""
+
+    CSS_PATH = "replay.tcss"
+    BINDINGS = [
+        Binding("space", "play_pause", "Play/pause"),
+        Binding("right,l", "forward", "Step"),
+        Binding("left,h", "back", "Back"),
+        Binding("plus,equals_sign", "faster", "Faster"),
+        Binding("minus", "slower", "Slower"),
+        Binding("home", "start", "Start"),
+        Binding("end", "end", "End"),
+        Binding("ctrl+y", "copy", "Copy"),
+        Binding("escape", "close", "Back to chat"),
+    ]
+
+    def __init__(
+        self,
+        trace: Trace,
+        *,
+        path: Path,
+        speed: float = 1.0,
+        instant: bool = False,
+        step: bool = False,
+        standalone: bool = True,
+    ) -> None:
+        super().__init__()
+        self.trace = trace
+        self.path = path
+        self.replayer = Replayer(trace.events, trace.times, speed=speed)
+        self.instant, self.step_mode = instant, step
+        self.standalone = standalone
+        self.playing = False
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        header = self.trace.header
+        yield HeaderBar(
+            docs=str(header.get("docs", "")), model=str(header.get("model", "")), mode="replay"
+        )
+        if not self.trace.complete:
+            yield Static(
+                "⚠ interrupted run: the trace ends without its final event; "
+                "replayed to its last whole line",
+                id="interrupted",
+            )
+        yield MessageList(id="messages")
+        yield StatusBar()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.instant:
+            self._go(self.replayer.total)
+        elif self.step_mode:
+            self._go(0)
+        else:
+            self._go(0)
+            self._play()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close":
+            return not self.standalone
+        return True
+
+    def _go(self, position: int) -> None:
+        self.state = self.replayer.seek(position)
+        self.schedule_render()
+
+    def _play(self) -> None:
+        if self.replayer.position >= self.replayer.total:
+            self._go(0)
+        self.playing = True
+        self._schedule_next()
+
+    def _pause(self) -> None:
+        self.playing = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.schedule_render()
+
+    def _schedule_next(self) -> None:
+        if self.replayer.position >= self.replayer.total:
+            self._pause()
+            return
+        delay = self.replayer.next_delay()
+        self._timer = self.set_timer(max(delay, 0.001), self._advance)
+
+    def _advance(self) -> None:
+        if not self.playing:
+            return
+        self.state = self.replayer.forward()
+        while (
+            self.replayer.position < self.replayer.total
+            and self.replayer.next_delay() < BATCH_GAP_S
+        ):
+            self.state = self.replayer.forward()
+        self.schedule_render()
+        self._schedule_next()
+
+    def action_play_pause(self) -> None:
+        """Play or pause."""
+        if self.playing:
+            self._pause()
+        else:
+            self._play()
+
+    def action_forward(self) -> None:
+        """One event forward."""
+        self._pause()
+        self._go(self.replayer.position + 1)
+
+    def action_back(self) -> None:
+        """One event back."""
+        self._pause()
+        self._go(self.replayer.position - 1)
+
+    def action_faster(self) -> None:
+        """Play faster."""
+        self.replayer.speed = min(self.replayer.speed * 2, 64.0)
+        self.schedule_render()
+
+    def action_slower(self) -> None:
+        """Play slower."""
+        self.replayer.speed = max(self.replayer.speed / 2, 0.125)
+        self.schedule_render()
+
+    def action_start(self) -> None:
+        """Jump to the start."""
+        self._pause()
+        self._go(0)
+
+    def action_end(self) -> None:
+        """Jump to the end."""
+        self._pause()
+        self._go(self.replayer.total)
+
+    def action_copy(self) -> None:
+        """Copy the answer, or the focused card's whole text."""
+        self.copy_text()
+
+    def action_close(self) -> None:
+        """Back to the live screen."""
+        self._pause()
+        self.dismiss()
+
+    def header_extra(self) -> str:
+        sign = "▶" if self.playing else "⏸"
+        return (
+            f"event {self.replayer.position} / {self.replayer.total} · "
+            f"{self.replayer.speed:g}× {sign}"
+        )
+
+    def clock(self) -> float | None:
+        return self.replayer.time()
+
+    def trace_label(self) -> str | None:
+        return str(self.path)
+
+    def commands(self) -> Iterator[Command]:
+        yield ("Play/pause", "Play or pause the replay (space)", self.action_play_pause)
+        yield ("Step forward", "One event forward (right, l)", self.action_forward)
+        yield ("Step back", "One event back (left, h)", self.action_back)
+        yield ("Faster", "Double the speed (+)", self.action_faster)
+        yield ("Slower", "Halve the speed (-)", self.action_slower)
+        yield ("Jump to start", "Back to the first event (home)", self.action_start)
+        yield ("Jump to end", "The final state (end)", self.action_end)
+        yield ("Copy", "Copy the answer or the focused card (ctrl+y)", self.action_copy)
+        if not self.standalone:
+            yield ("Back to chat", "Close the replay (escape)", self.action_close)

@@ -1,0 +1,55 @@
+"""A modal list of recent traces; picking one returns its path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+from tui.recent import recent_traces
+
+
+class TracePicker(ModalScreen[Path | None]):
+    """Lists the traces in a folder, newest first; Enter replays, Escape closes."""
+
+    CSS_PATH = "trace_picker.tcss"
+    BINDINGS = [Binding("escape", "dismiss_none", "Close")]
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+        self.traces = recent_traces(folder)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(f"Recent traces in {self.folder}", id="title")
+            if not self.traces:
+                yield Label("no traces yet: ask a question first", id="empty")
+            options = [
+                Option(
+                    Text.assemble(
+                        (trace.question, "bold"), "\n", (f"{trace.path.name} · {trace.model}", "dim")
+                    ),
+                    id=str(index),
+                )
+                for index, trace in enumerate(self.traces)
+            ]
+            yield OptionList(*options, id="traces")
+            yield Label("Enter replays the trace · Escape closes", id="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        index = int(event.option.id or 0)
+        self.dismiss(self.traces[index].path)
+
+    def action_dismiss_none(self) -> None:
+        """Close without picking."""
+        self.dismiss(None)

@@ -1,0 +1,263 @@
+"""View state and the pure reducer that folds core events into it.
+
+The live app and replay both call `reduce(state, event)` for every event, so a
+replayed trace ends in exactly the state the live run ended in. The state keeps
+everything (full tool results, every entry); the widgets decide how much to mount.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from agent.events import (
+    Event,
+    MessageAppended,
+    ModelReplied,
+    ModelRequested,
+    RetryScheduled,
+    RunFinished,
+    RunStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+)
+
+RunState = Literal[
+    "idle", "thinking", "running tool", "answered", "cancelled", "error", "max_steps", "budget"
+]
+NoticeLevel = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class Card:
+    """One tool call: its arguments, and once finished its whole result."""
+
+    call_id: str
+    name: str
+    arguments: str
+    output: str | None = None
+    error: bool = False
+    duration_s: float | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.output is None
+
+
+@dataclass(frozen=True)
+class SystemEntry:
+    """The system prompt (shown collapsed to one line)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class UserEntry:
+    """A question the user asked."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnEntry:
+    """An assistant turn: its text (streamed or whole) and the tool calls it made."""
+
+    step: int
+    text: str = ""
+    cards: tuple[Card, ...] = ()
+    streaming: bool = True
+    answer: bool = False
+
+
+@dataclass(frozen=True)
+class NoticeEntry:
+    """A line about the run itself: a retry, a limit, a cancellation, an error."""
+
+    text: str
+    level: NoticeLevel = "info"
+
+
+Entry = SystemEntry | UserEntry | TurnEntry | NoticeEntry
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """Everything the screen shows, derived from events only."""
+
+    entries: tuple[Entry, ...] = ()
+    run: RunState = "idle"
+    question: str = ""
+    model: str = ""
+    docs: str = ""
+    max_steps: int = 0
+    step: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    elapsed_s: float | None = None
+    answer: str | None = None
+    error: str | None = None
+    runs: int = 0
+
+    @property
+    def busy(self) -> bool:
+        return self.run in ("thinking", "running tool")
+
+
+def reduce(state: ViewState, event: Event) -> ViewState:
+    """The state after `event`; never mutates `state`."""
+    if isinstance(event, RunStarted):
+        return _run_started(state, event)
+    if isinstance(event, MessageAppended):
+        return _message(state, event)
+    if isinstance(event, ModelRequested):
+        return replace(state, run="thinking", step=event.step)
+    if isinstance(event, TextDelta):
+        turn = _open_turn(state, event.step)
+        return _set_turn(state, replace(turn, text=turn.text + event.text))
+    if isinstance(event, RetryScheduled):
+        text = f"retry {event.attempt} in {event.delay_s:g} s: {event.reason}"
+        return _add(state, NoticeEntry(text, "warning"))
+    if isinstance(event, ModelReplied):
+        return replace(state, usage=event.total, step=event.step)
+    if isinstance(event, ToolCallStarted):
+        card = Card(event.tool_call_id, event.name, event.arguments)
+        turn = _open_turn(state, event.step)
+        if not any(c.call_id == card.call_id for c in turn.cards):
+            turn = replace(turn, cards=(*turn.cards, card))
+        state = replace(state, run="running tool", tool_calls=state.tool_calls + 1)
+        return _set_turn(state, turn)
+    if isinstance(event, ToolCallFinished):
+        return _tool_finished(state, event)
+    if isinstance(event, RunFinished):
+        return _run_finished(state, event)
+    return state
+
+
+def reduce_all(events: Iterable[Event], state: ViewState | None = None) -> ViewState:
+    """Fold many events, starting from `state` (or an empty view)."""
+    state = state if state is not None else ViewState()
+    for event in events:
+        state = reduce(state, event)
+    return state
+
+
+def _run_started(state: ViewState, event: RunStarted) -> ViewState:
+    entries = state.entries
+    if event.history and not entries:
+        # A replayed follow-up: the earlier turns are not in this trace's events.
+        turns = sum(1 for m in event.history if m.role == "user")
+        entries = (NoticeEntry(f"continues a conversation of {turns} earlier question(s)"),)
+    return replace(
+        state,
+        entries=entries,
+        run="thinking",
+        question=event.question,
+        model=event.model,
+        docs=event.docs,
+        max_steps=event.max_steps,
+        step=0,
+        tool_calls=0,
+        usage=Usage(),
+        elapsed_s=None,
+        answer=None,
+        error=None,
+        runs=state.runs + 1,
+    )
+
+
+def _message(state: ViewState, event: MessageAppended) -> ViewState:
+    message = event.message
+    if message.role == "system":
+        return _add(state, SystemEntry(message.content or ""))
+    if message.role == "user":
+        return _add(state, UserEntry(message.content or ""))
+    if message.role == "assistant":
+        turn = _open_turn(state, event.step)
+        cards = {c.call_id: c for c in turn.cards}
+        merged = tuple(
+            cards.get(call.id) or Card(call.id, call.name, call.arguments)
+            for call in message.tool_calls
+        )
+        extra = tuple(c for c in turn.cards if c.call_id not in {m.call_id for m in merged})
+        whole = replace(
+            turn, text=message.content or turn.text, cards=merged + extra, streaming=False
+        )
+        return _set_turn(state, whole)
+    return state  # tool messages: the cards already hold the whole result
+
+
+def _tool_finished(state: ViewState, event: ToolCallFinished) -> ViewState:
+    finished = Card(
+        event.tool_call_id, event.name, "", event.output, event.error, event.duration_s
+    )
+    for index in range(len(state.entries) - 1, -1, -1):
+        entry = state.entries[index]
+        if isinstance(entry, TurnEntry) and entry.step == event.step:
+            cards = tuple(
+                replace(finished, arguments=c.arguments) if c.call_id == event.tool_call_id else c
+                for c in entry.cards
+            )
+            if not any(c.call_id == event.tool_call_id for c in entry.cards):
+                cards = (*cards, finished)
+            turn = replace(entry, cards=cards)
+            entries = (*state.entries[:index], turn, *state.entries[index + 1 :])
+            return replace(state, entries=entries, run="thinking")
+        if not isinstance(entry, (TurnEntry, NoticeEntry)):
+            break
+    return _set_turn(replace(state, run="thinking"), TurnEntry(event.step, cards=(finished,)))
+
+
+def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
+    stats = event.stats
+    state = replace(
+        state,
+        run=event.stop_reason,
+        step=stats.steps,
+        tool_calls=stats.tool_calls,
+        usage=stats.usage if stats.usage.total_tokens else state.usage,
+        elapsed_s=stats.elapsed_s,
+        answer=event.answer,
+        error=event.error,
+    )
+    last = state.entries[-1] if state.entries else None
+    if isinstance(last, TurnEntry) and last.streaming:
+        state = _set_turn(state, replace(last, streaming=False))
+        last = state.entries[-1]
+    if event.stop_reason == "answered" and event.answer is not None:
+        if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
+            return _set_turn(state, replace(last, answer=True))
+        return _add(state, TurnEntry(stats.steps, event.answer, streaming=False, answer=True))
+    return _add(state, NoticeEntry(*_ending(event)))
+
+
+def _ending(event: RunFinished) -> tuple[str, NoticeLevel]:
+    if event.stop_reason == "cancelled":
+        return "cancelled" + (f" ({event.error})" if event.error else ""), "warning"
+    if event.stop_reason == "error":
+        return f"error: {event.error or 'the run failed'}", "error"
+    if event.stop_reason == "max_steps":
+        return f"no answer: {event.error or 'step limit reached'}", "warning"
+    return f"no answer: {event.error or event.stop_reason}", "warning"
+
+
+def _add(state: ViewState, entry: Entry) -> ViewState:
+    return replace(state, entries=(*state.entries, entry))
+
+
+def _open_turn(state: ViewState, step: int) -> TurnEntry:
+    """The turn of `step` if it is the last entry, else a new one."""
+    last = state.entries[-1] if state.entries else None
+    if isinstance(last, TurnEntry) and last.step == step and not last.answer:
+        return last
+    return TurnEntry(step)
+
+
+def _set_turn(state: ViewState, turn: TurnEntry) -> ViewState:
+    """Replace the last entry with `turn` if it is that step's turn, else append it."""
+    last = state.entries[-1] if state.entries else None
+    if isinstance(last, TurnEntry) and last.step == turn.step and not last.answer:
+        return replace(state, entries=(*state.entries[:-1], turn))
+    return _add(state, turn)

@@ -1,0 +1,117 @@
+"""The scrolling message list: mounts a bounded tail of the view's entries."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tui.state import Entry, TurnEntry
+from tui.widgets.entry_line import EntryLine
+from tui.widgets.tool_card import ToolCard
+from tui.widgets.turn_view import TurnView
+
+MAX_MOUNTED = 150
+
+
+def _widget_for(entry: Entry, expanded: set[str]) -> Widget:
+    if isinstance(entry, TurnEntry):
+        return TurnView(entry, expanded=expanded)
+    return EntryLine(entry)
+
+
+def _update(widget: Widget, entry: Entry) -> bool:
+    """Show `entry` in `widget` in place; False when a new widget is needed."""
+    if isinstance(entry, TurnEntry):
+        if isinstance(widget, TurnView) and widget.can_update(entry):
+            widget.set_entry(entry)
+            return True
+        return False
+    if isinstance(widget, EntryLine):
+        widget.set_entry(entry)
+        return True
+    return False
+
+
+class MessageList(VerticalScroll):
+    """Mounts at most `limit` entries (the newest) and says how many earlier ones are hidden.
+
+    It follows new entries while scrolled to the bottom (Textual's anchor) and stops
+    following once the user scrolls up.
+    """
+
+    DEFAULT_CSS = """
+    MessageList > #pruned { height: 1; color: $text-muted; display: none; }
+    MessageList > #pruned.shown { display: block; }
+    """
+
+    def __init__(self, *, limit: int = MAX_MOUNTED, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.limit = limit
+        self.entries: tuple[Entry, ...] = ()
+        self.first_shown = 0  # index in `entries` of the first mounted entry
+        self.expanded: set[str] = set()
+
+    def compose(self) -> list[Widget]:  # type: ignore[override]
+        return [Static("", id="pruned")]
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    @property
+    def shown(self) -> list[Widget]:
+        """The mounted entry widgets, oldest first."""
+        return [w for w in self.children if isinstance(w, (EntryLine, TurnView))]
+
+    def show(self, entries: tuple[Entry, ...]) -> None:
+        """Bring the mounted widgets in line with `entries` (only what changed is touched)."""
+        if entries is self.entries:
+            return
+        widgets = self.shown
+        old = self.entries
+        start = max(len(entries) - self.limit, 0)
+        if len(entries) < len(old) or (old and entries and entries[0] is not old[0]):
+            # Going back or starting over: positions no longer match, so rebuild.
+            for widget in widgets:
+                widget.remove()
+            widgets, old = [], ()
+            self.first_shown = start
+        elif start > self.first_shown:
+            # Pruning: drop the widgets of the entries that scroll out of the window.
+            for widget in widgets[: start - self.first_shown]:
+                widget.remove()
+            widgets = widgets[start - self.first_shown :]
+            self.first_shown = start
+        first_new = len(widgets) + self.first_shown
+        for index, widget in enumerate(widgets):
+            position = self.first_shown + index
+            if position < len(old) and entries[position] is old[position]:
+                continue
+            if not _update(widget, entries[position]):
+                replacement = _widget_for(entries[position], self.expanded)
+                self.mount(replacement, after=widget)
+                widget.remove()
+        new = [_widget_for(entry, self.expanded) for entry in entries[first_new:]]
+        if new:
+            self.mount_all(new)
+        self.entries = entries
+        pruned = self.query_one("#pruned", Static)
+        pruned.set_class(self.first_shown > 0, "shown")
+        pruned.update(f"… {self.first_shown:,} earlier entries not shown")
+
+    def clear_entries(self) -> None:
+        """Remove every entry (a new conversation)."""
+        self.expanded.clear()
+        self.show(())
+
+    def focused_card(self) -> ToolCard | None:
+        """The tool card that has focus, if any."""
+        focused = self.screen.focused
+        return focused if isinstance(focused, ToolCard) else None
+
+    def answer_text(self) -> str | None:
+        """The latest answer's Markdown source."""
+        for widget in reversed(self.shown):
+            if isinstance(widget, TurnView) and (text := widget.answer_text()) is not None:
+                return text
+        return None

@@ -1,0 +1,65 @@
+"""An assistant turn: its label, its text (Markdown once it is the answer) and its tool cards."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Markdown, Static
+
+from tui.render import turn_label
+from tui.state import TurnEntry
+from tui.widgets.tool_card import ToolCard
+
+
+class TurnView(Vertical):
+    """Shows one `TurnEntry`; parallel tool calls of the turn are grouped under it."""
+
+    DEFAULT_CSS = """
+    TurnView { height: auto; }
+    TurnView > .label { height: 1; }
+    TurnView > .text { height: auto; }
+    """
+
+    def __init__(self, entry: TurnEntry, *, expanded: set[str]) -> None:
+        super().__init__(classes="answer" if entry.answer else "")
+        self.entry = entry
+        self._expanded = expanded
+
+    def compose(self) -> ComposeResult:
+        entry = self.entry
+        yield Static(turn_label(entry.step, entry.streaming), classes="label")
+        if entry.answer:
+            yield Markdown(entry.text, classes="text")
+        else:
+            yield Static(entry.text, classes="text", markup=False)
+        for card in entry.cards:
+            yield ToolCard(card, expanded=self._expanded)
+        self.set_class(not entry.text, "no-text")
+
+    def can_update(self, entry: TurnEntry) -> bool:
+        """Whether `entry` can be shown in place (the answer needs a Markdown widget)."""
+        return entry.answer == self.entry.answer
+
+    def set_entry(self, entry: TurnEntry) -> None:
+        """Show a newer version of the turn: more text, new cards, finished cards."""
+        old, self.entry = self.entry, entry
+        if entry == old:
+            return
+        self.query_one(".label", Static).update(turn_label(entry.step, entry.streaming))
+        if entry.text != old.text:
+            text = self.query_one(".text")
+            if isinstance(text, Markdown):
+                text.update(entry.text)
+            elif isinstance(text, Static):
+                text.update(entry.text)
+        self.set_class(not entry.text, "no-text")
+        cards = list(self.query_children(ToolCard))
+        for widget, card in zip(cards, entry.cards):
+            widget.set_card(card)
+        new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(cards) :]]
+        if new:
+            self.mount_all(new)
+
+    def answer_text(self) -> str | None:
+        """The answer's Markdown source, when this turn is the answer."""
+        return self.entry.text if self.entry.answer else None
