@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -13,6 +14,7 @@ from agent.docs_tools import DocsContext, docs_registry
 from agent.errors import ConfigError
 from agent.loop import Agent
 from agent.models.base import Model
+from agent.pricing import estimate_cost
 
 OFFLINE = "offline"
 DEFAULT_MAX_STEPS = 8
@@ -99,6 +101,7 @@ def build_agent(config: Config, *, model: Model | None = None) -> Agent:
         docs_registry(),
         context=[DocsContext(corpus)],
         max_steps=config.max_steps,
+        cost=partial(estimate_cost, config.model, extra=config.prices),
         docs=str(config.docs),
         endpoint=config.endpoint,
     )

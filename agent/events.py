@@ -115,7 +115,7 @@ class RetryScheduled(Event):
 
 @dataclass(frozen=True)
 class ModelReplied(Event):
-    """The model answered `step`; `usage` is this call's, `total` the run's so far."""
+    """The model answered `step`: `usage` is this call's; `total` and `cost_usd` are the run's."""
 
     kind: ClassVar[str] = "model_reply"
     step: int
@@ -123,6 +123,7 @@ class ModelReplied(Event):
     total: Usage
     duration_s: float
     finish_reason: str | None = None
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ class Agent:
         max_steps: int = 8,
         max_observation_chars: int = DEFAULT_MAX_OBSERVATION,
         token_budget: int | None = None,
+        cost: Callable[[Usage], float | None] | None = None,
         output_type: type | None = None,
         docs: str = "",
         endpoint: str | None = None,
@@ -62,6 +63,7 @@ class Agent:
         self.max_steps = max_steps
         self.max_observation_chars = max_observation_chars
         self.token_budget = token_budget
+        self.cost = cost or (lambda usage: None)
         self.docs = docs
         self.endpoint = endpoint
         self.clock = clock
@@ -87,7 +89,8 @@ class Agent:
         total, tool_calls, step = Usage(), 0, 0
 
         def finish(reason: StopReason, answer: str | None = None, **extra: Any) -> RunFinished:
-            stats = RunStats(step, tool_calls, total, round(self.clock() - began, 3))
+            elapsed = round(self.clock() - began, 3)
+            stats = RunStats(step, tool_calls, total, elapsed, self.cost(total))
             return RunFinished(reason, answer, stats, **extra)
 
         try:
@@ -116,7 +119,9 @@ class Agent:
                     return
                 total = total + reply.usage
                 duration = round(self.clock() - asked, 3)
-                yield ModelReplied(step, reply.usage, total, duration, reply.finish_reason)
+                yield ModelReplied(
+                    step, reply.usage, total, duration, reply.finish_reason, self.cost(total)
+                )
                 messages.append(reply.message)
                 yield MessageAppended(step, reply.message)
                 if not reply.message.tool_calls:

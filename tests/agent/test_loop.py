@@ -16,6 +16,7 @@ from agent.events import (
     RunStarted,
     ToolCallFinished,
     ToolCallStarted,
+    Usage,
 )
 from agent.loop import Agent
 from agent.observation import RunResult
@@ -258,3 +259,19 @@ def test_tool_events_carry_the_call_id(ctx: DocsContext) -> None:
         e.tool_call_id for e in agent.run("q") if isinstance(e, (ToolCallStarted, ToolCallFinished))
     ]
     assert ids == ["abc", "abc"]
+
+
+def test_cost_is_reported_when_a_price_is_known(ctx: DocsContext) -> None:
+    def price(usage: Usage) -> float | None:
+        return usage.total_tokens / 1000
+
+    agent, _ = agent_for(ctx, reply(None, call("list_docs")), reply("done"), cost=price)
+    events = list(agent.run("q"))
+    replies = [e for e in events if isinstance(e, ModelReplied)]
+    assert [r.cost_usd for r in replies] == [r.total.total_tokens / 1000 for r in replies]
+    final = events[-1]
+    assert isinstance(final, RunFinished)
+    assert final.stats.cost_usd == final.stats.usage.total_tokens / 1000
+    plain, _ = agent_for(ctx, reply("done"))
+    last = list(plain.run("q"))[-1]
+    assert isinstance(last, RunFinished) and last.stats.cost_usd is None
