@@ -1,0 +1,155 @@
+"""Turning a question into search terms: tokens, stopwords, light stemming, phrases."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be been before
+    being below between both but by can could did do does doing done down during each
+    either else etc ever every few for from further get gets getting give go going got had
+    has have having he her here hers him his how i if in into is it its itself just know
+    let like me might mine more most much must my myself need needs no nor not now of off
+    on once only or other our ours out over own please possible possibly same shall she
+    should so some such tell than thank thanks that the their theirs them then there these
+    they thing things this those through thus to too under until up upon us use used uses
+    using via want wants was way ways we were what whatever when where whether which while
+    who whom whose why will with within without would yes yet you your yours
+    work works working happen happens mean means explain describe hi hello hey
+    """.split()
+)
+
+# Words that frame a question ("what kinds of X") rather than name its topic.
+_FRAMING = frozenset("kind kinds type types sort sorts variety varieties different".split())
+_LISTING = frozenset("kinds types sorts varieties which list options available".split())
+_PROTECTED = frozenset("https dns ssl tls class less unless always status bus gas".split())
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_./+#-]*[a-z0-9+#]|[a-z0-9]")
+_QUOTED = re.compile(r"\"([^\"]+)\"|`([^`]+)`|(?<![a-z])'([^']+)'(?![a-z])")
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the offline model searches for: weighted terms, phrases and soft hints."""
+
+    text: str
+    terms: tuple[str, ...]
+    phrases: tuple[str, ...] = ()
+    bigrams: tuple[str, ...] = ()
+    soft: tuple[str, ...] = ()
+    wants_list: bool = False
+    wants_how: bool = False
+    wants_definition: bool = False
+
+    @property
+    def keywords(self) -> tuple[str, ...]:
+        """Quoted phrases, then terms, then bigrams: the order searches are issued in."""
+        ordered = self.phrases + self.terms + self.bigrams
+        return tuple(dict.fromkeys(ordered))
+
+
+def stem(word: str) -> str:
+    """A light suffix-stripping stem whose prefix matches the word's other forms."""
+    if not word.isalpha() or len(word) <= 3 or word in _PROTECTED:
+        return word
+    for suffix in ("ications", "ication", "ations", "ation", "ings", "ing", "ied", "ies"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    base = word
+    if base.endswith(("sses", "xes", "ches", "shes")):
+        base = base[:-2]
+    elif base.endswith("s") and not base.endswith(("ss", "us", "is")):
+        base = base[:-1]
+    elif base.endswith("ed") and len(base) >= 6:
+        base = base[:-2]
+    if base.endswith("y") and len(base) >= 5:
+        base = base[:-1]
+    if base.endswith("e") and len(base) >= 5:
+        base = base[:-1]
+    return base
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercase word tokens, keeping dotted and slashed names like `http/2`."""
+    return _TOKEN.findall(text.lower())
+
+
+def parse_query(question: str, *, limit: int = 6) -> Query:
+    """The search terms of a question: stems of its content words, quoted phrases, bigrams."""
+    lowered = question.lower()
+    phrases: list[str] = []
+    for match in _QUOTED.finditer(lowered):
+        phrase = " ".join((match.group(1) or match.group(2) or match.group(3)).split())
+        if len(phrase) >= 2 and phrase not in phrases:
+            phrases.append(phrase)
+    words = tokens(_QUOTED.sub(" ", lowered))
+    terms: list[str] = []
+    bigrams: list[str] = []
+    previous: str | None = None
+    for word in words:
+        if word in _STOPWORDS or word in _FRAMING or (len(word) < 2 and not word.isdigit()):
+            previous = None
+            continue
+        term = stem(word)
+        if term not in terms:
+            terms.append(term)
+        if previous is not None:
+            bigrams.append(f"{previous} {term}")
+        previous = word
+    for phrase in phrases:
+        for word in tokens(phrase):
+            if word not in _STOPWORDS and stem(word) not in terms and len(word) > 1:
+                terms.append(stem(word))
+    framing = any(w in _FRAMING and w != "different" for w in words)
+    return Query(
+        text=question,
+        terms=tuple(terms[:limit]),
+        phrases=tuple(phrases[:2]),
+        bigrams=tuple(bigrams[:2]),
+        soft=("kind", "type", "sort") if framing else (),
+        wants_list=any(w in _LISTING for w in words),
+        wants_how=bool(words) and words[0] in ("how", "can", "could", "is", "do"),
+        wants_definition=" ".join(words[:2]) in ("what is", "what are", "what's")
+        or bool(words)
+        and words[0] in ("define", "explain", "describe"),
+    )
+
+
+def _lenient(word: str) -> str:
+    """`word` as a regex where punctuation between letters or digits is optional."""
+    parts = re.findall(r"[a-z0-9]+|[^a-z0-9]", word)
+    out = []
+    for i, part in enumerate(parts):
+        inner = 0 < i < len(parts) - 1 and parts[i - 1][0].isalnum() and parts[i + 1][0].isalnum()
+        out.append(r"[^\sa-z0-9]?" if inner and not part[0].isalnum() else re.escape(part))
+    return "".join(out)
+
+
+@lru_cache(maxsize=1024)
+def term_pattern(term: str) -> re.Pattern[str]:
+    """A case-insensitive pattern for `term` at a word start, lenient about punctuation.
+
+    `http/2` also matches `http2` and `HTTP-2`; `event hook` also matches `event_hooks`.
+    """
+    body = r"[\s_-]+".join(_lenient(part) for part in term.lower().split())
+    return re.compile(r"(?<![a-z0-9])" + body, re.IGNORECASE)
+
+
+def count_terms(text: str, terms: tuple[str, ...]) -> dict[str, int]:
+    """How often each term occurs at a word start in `text` (absent terms omitted)."""
+    counts: dict[str, int] = {}
+    for term in terms:
+        found = len(term_pattern(term).findall(text))
+        if found:
+            counts[term] = found
+    return counts
+
+
+def near(text: str, first: str, second: str, *, gap: int = 4) -> bool:
+    """Whether `first` occurs at most `gap` words before `second` in `text`."""
+    words = tokens(text)
+    first_at = [i for i, w in enumerate(words) if w.startswith(first.split()[0])]
+    second_at = [i for i, w in enumerate(words) if w.startswith(second.split()[0])]
+    return any(0 < j - i <= gap for i in first_at for j in second_at)
