@@ -71,7 +71,7 @@ def preview(text: str, lines: int = CARD_LINES) -> tuple[list[str], str | None]:
     if len(all_lines) > lines:
         rest = len(all_lines) - lines
         return head[:lines], f"… {rest:,} more line{'s' if rest != 1 else ''}"
-    cut = sum(len(line) for line in all_lines) - sum(len(line) for line in head)
+    cut = sum(len(line) - (LINE_WIDTH - 1) for line in all_lines if len(line) > LINE_WIDTH)
     return head, (f"… {cut:,} more chars" if cut > 0 else None)
 
 
@@ -139,29 +139,30 @@ def header_text(
     return Text.assemble(left, " " * gap, right)
 
 
-def tokens(usage: Usage) -> str:
-    """`≈3,742 in + 666 out = 4,408 tokens`, the ≈ only when estimated."""
+def tokens(usage: Usage, *, short: bool = False) -> str:
+    """`3,742 in + 666 out = 4,408 tokens` (`short`: `3,742+666=4,408 tok`), ≈ when estimated."""
     mark = "≈" if usage.estimated else ""
-    return (
-        f"{mark}{usage.prompt_tokens:,} in + {usage.completion_tokens:,} out"
-        f" = {mark}{usage.total_tokens:,} tokens"
-    )
+    prompt, completion, total = usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+    if short:
+        return f"{mark}{prompt:,}+{completion:,}={total:,} tok"
+    return f"{mark}{prompt:,} in + {completion:,} out = {mark}{total:,} tokens"
 
 
 def status_text(
     state: ViewState, *, elapsed_s: float | None, trace: str | None, width: int
 ) -> Text:
-    """The status bar: step, tool calls, tokens, elapsed time and the trace path."""
+    """The status bar: step, tool calls, tokens, elapsed time and the trace file."""
     shown = state.elapsed_s if state.elapsed_s is not None else elapsed_s
-    parts = [
-        f"step {state.step}/{state.max_steps}",
-        f"{state.tool_calls} tool call{'s' if state.tool_calls != 1 else ''}",
-        tokens(state.usage),
-    ]
-    if shown is not None:
-        parts.append(duration(shown))
-    text = Text(" · ".join(parts))
+    calls = f"{state.tool_calls} tool call{'s' if state.tool_calls != 1 else ''}"
+    clock = [duration(shown)] if shown is not None else []
+    for short in (False, True):
+        parts = [f"step {state.step}/{state.max_steps}", calls, tokens(state.usage, short=short)]
+        text = Text(" · ".join(parts + clock))
+        if width - text.cell_len >= (40 if trace else 0):
+            break
     room = width - text.cell_len - 3
+    if trace and len(trace) > room:
+        trace = trace.replace("\\", "/").rsplit("/", 1)[-1]  # the file name says the most
     if trace and room > 12:
         text.append(" · ", "dim")
         text.append(elide_left(trace, room), "dim")

@@ -204,10 +204,10 @@ def _tool_finished(state: ViewState, event: ToolCallFinished) -> ViewState:
                 cards = (*cards, finished)
             turn = replace(entry, cards=cards)
             entries = (*state.entries[:index], turn, *state.entries[index + 1 :])
-            return replace(state, entries=entries, run="thinking")
+            return replace(state, entries=entries)
         if not isinstance(entry, (TurnEntry, NoticeEntry)):
             break
-    return _set_turn(replace(state, run="thinking"), TurnEntry(event.step, cards=(finished,)))
+    return _set_turn(state, TurnEntry(event.step, cards=(finished,)))
 
 
 def _run_finished(state: ViewState, event: RunFinished) -> ViewState:

@@ -54,7 +54,9 @@ class ChatScreen(TraceScreen):
         yield HeaderBar(docs=self.docs, model=self.model, mode=self.mode)
         yield MessageList(id="messages")
         yield StatusBar()
-        yield Input(placeholder="Ask a question about the docs and press Enter", id="question")
+        yield Input(
+            placeholder="Ask a question about the docs and press Enter", id="question", compact=True
+        )
         yield Footer()
 
     def on_mount(self) -> None:

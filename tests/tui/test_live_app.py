@@ -1,0 +1,202 @@
+"""The live screen driven with Pilot over scripted models; waits on state, never on time."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from agent.config import Config
+from agent.errors import AuthenticationError
+from agent.events import RunFinished
+from agent.testing import call, reply
+from agent.trace import read_trace
+from tests.tui.conftest import SessionFactory, timeout_script
+from textual.pilot import Pilot
+
+from tui.app import DocsAgentApp, chat_app
+from tui.screens.chat import ChatScreen
+from tui.screens.replay import ReplayScreen
+from tui.screens.trace_picker import TracePicker
+from tui.state import TurnEntry
+from tui.widgets.entry_line import EntryLine
+from tui.widgets.header_bar import HeaderBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.tool_card import ToolCard
+from tui.widgets.turn_view import TurnView
+
+pytestmark = pytest.mark.asyncio
+
+
+def chat(app: DocsAgentApp) -> ChatScreen:
+    screen = app.screen
+    assert isinstance(screen, ChatScreen)
+    return screen
+
+
+async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 10.0) -> None:
+    """Let the app handle messages until `check()` holds (the limit only guards a hang)."""
+    deadline = time.monotonic() + limit_s
+    while not check():
+        assert time.monotonic() < deadline, "the app never reached the expected state"
+        await pilot.pause()
+
+
+async def settle(pilot: Pilot[int]) -> None:
+    """Wait for the worker to end and the screen to handle everything it posted."""
+    app = pilot.app
+    await app.workers.wait_for_complete()
+    await until(pilot, lambda: not chat(app).running and not chat(app).worker_busy)
+    await pilot.pause()
+
+
+def texts(app: DocsAgentApp) -> list[str]:
+    """The mounted entries as plain text, one item per entry line, turn or card."""
+    out: list[str] = []
+    for widget in chat(app).query("EntryLine, TurnView, ToolCard"):
+        if isinstance(widget, EntryLine):
+            out.append(widget.render().plain)
+        elif isinstance(widget, TurnView):
+            out.append(f"turn {widget.entry.step}: {widget.entry.text}")
+        elif isinstance(widget, ToolCard):
+            out.append(str(widget.render()))
+    return out
+
+
+async def test_a_question_shows_turns_cards_and_counters(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session(timeout_script(), stream=True)
+    app = chat_app(session, config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.click("#question")
+        await pilot.press(*"timeout?", "enter")
+        await settle(pilot)
+        state = chat(app).state
+        assert (state.run, state.step, state.tool_calls) == ("answered", 3, 3)
+        shown = texts(app)
+        assert shown[0].startswith("system You answer questions about a folder of documentation.")
+        assert shown[1] == "you timeout?"
+        assert shown[2] == "turn 1: Let me search."
+        assert shown[3].startswith('▸ grep_docs(keyword="timeout")')
+        assert "advanced/timeouts.md:1: # Timeouts" in shown[3]
+        assert shown[4].startswith('▸ read_doc(path="missing.md")')
+        assert "  error\n" in shown[4]
+        assert shown[6].endswith("  … 27 more lines")  # 31 lines, 4 shown
+        assert shown[7] == "turn 3: The default timeout is **5 seconds** (advanced/timeouts.md:3-3)."
+        status = app.screen.query_one(StatusBar).render().plain
+        assert status.startswith("step 3/8 · 3 tool calls · ≈")
+        assert session.last_trace is not None and session.last_trace.name in status
+        assert "● answered" in app.screen.query_one(HeaderBar).render().plain
+
+
+async def test_enter_on_a_card_expands_it(make_session: SessionFactory, config: Config) -> None:
+    session, _ = make_session(timeout_script())
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        card = list(app.screen.query(ToolCard))[2]
+        card.focus()
+        await pilot.press("enter")
+        assert card.expanded and str(card.render()).count("\n") == 31
+        await pilot.press("enter")
+        assert not card.expanded and str(card.render()).endswith("… 27 more lines")
+        await pilot.click(card)
+        assert card.expanded
+        await pilot.press("ctrl+y")
+        assert app.clipboard.startswith('▾ read_doc(path="advanced/timeouts.md", start=1, end=30)')
+
+
+async def test_escape_cancels_a_slow_run(make_session: SessionFactory, config: Config) -> None:
+    gate = threading.Event()
+    session, model = make_session(timeout_script(), gate=gate)
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: len(model.requests) == 1 and chat(app).state.run == "thinking")
+        started = time.monotonic()
+        await pilot.press("escape")
+        await until(pilot, lambda: chat(app).state.run == "cancelled")
+        assert time.monotonic() - started < 1.0
+        await settle(pilot)
+        assert "● cancelled" in app.screen.query_one(HeaderBar).render().plain
+    assert session.last_trace is not None
+    last = read_trace(session.last_trace).events[-1]
+    assert isinstance(last, RunFinished) and last.stop_reason == "cancelled"
+
+
+async def test_a_follow_up_continues_the_conversation(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, model = make_session([reply("Five seconds."), reply("Use timeout=None.")])
+    app = chat_app(session, config, question="default timeout?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press(*"and to disable it?", "enter")
+        await settle(pilot)
+        assert [m.content for m in model.requests[1]][1:] == [
+            "default timeout?",
+            "Five seconds.",
+            "and to disable it?",
+        ]
+        assert texts(app)[1:] == [
+            "you default timeout?",
+            "turn 1: Five seconds.",
+            "you and to disable it?",
+            "turn 1: Use timeout=None.",
+        ]
+        await pilot.press("ctrl+n")
+        assert texts(app) == [] and session.history == []
+        assert chat(app).state.run == "idle"
+
+
+async def test_a_model_error_shows_one_line_and_a_notification(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session([AuthenticationError("the endpoint refused the API key (401)")])
+    app = chat_app(session, config, question="q")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert chat(app).state.run == "error"
+        assert texts(app)[-1] == "error: the endpoint refused the API key (401)"
+        assert [n.message for n in app._notifications] == [
+            "the endpoint refused the API key (401)"
+        ]
+        await pilot.press(*"again", "enter")  # the app is still usable
+        await settle(pilot)
+
+
+async def test_ctrl_o_replays_a_recent_trace(make_session: SessionFactory, config: Config) -> None:
+    session, _ = make_session([reply(None, call("list_docs")), reply("Two docs.")])
+    app = chat_app(session, config, question="which docs?")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        live = chat(app).state
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TracePicker))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        replay = app.screen
+        assert isinstance(replay, ReplayScreen)
+        await pilot.press("end")
+        assert replay.state == live
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+
+
+async def test_the_command_palette_lists_the_actions(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session([reply("a")])
+    app = chat_app(session, config)
+    async with app.run_test(size=(80, 24)):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles[:5] == [
+            "Ask",
+            "Cancel run",
+            "New conversation",
+            "Open recent trace",
+            "Copy",
+        ]
+        assert isinstance(chat(app).state.entries, tuple) and TurnEntry

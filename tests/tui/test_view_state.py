@@ -1,0 +1,118 @@
+"""The reducer: events in, view state out, without an app."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.errors import ModelError
+from agent.events import Event, RunFinished, RunStarted, RunStats, TextDelta, Usage
+from agent.messages import user
+from agent.testing import reply
+from tests.tui.conftest import SessionFactory, timeout_script
+from tui.state import (
+    Card,
+    NoticeEntry,
+    SystemEntry,
+    TurnEntry,
+    UserEntry,
+    ViewState,
+    reduce,
+    reduce_all,
+)
+
+
+def run(make_session: SessionFactory, turns: list, question: str = "timeout?", **kw: object) -> list[Event]:  # type: ignore[type-arg]
+    session, _ = make_session(turns, **kw)
+    return list(session.ask(question))
+
+
+def test_a_run_becomes_entries_cards_and_counters(make_session: SessionFactory) -> None:
+    events = run(make_session, timeout_script())
+    state = reduce_all(events)
+    kinds = [type(e).__name__ for e in state.entries]
+    assert kinds == ["SystemEntry", "UserEntry", "TurnEntry", "TurnEntry", "TurnEntry"]
+    first, second, answer = state.entries[2:]
+    assert isinstance(first, TurnEntry) and isinstance(second, TurnEntry)
+    assert first.text == "Let me search." and not first.streaming
+    assert [(c.name, c.error) for c in first.cards] == [("grep_docs", False), ("read_doc", True)]
+    assert first.cards[0].arguments == '{"keyword": "timeout"}'
+    assert first.cards[0].output is not None and "advanced/timeouts.md:1:" in first.cards[0].output
+    assert second.cards[0].output is not None
+    assert second.cards[0].output.count("\n") == 30  # the whole result, not truncated
+    assert isinstance(answer, TurnEntry) and answer.answer and answer.cards == ()
+    assert state.answer == answer.text == (
+        "The default timeout is **5 seconds** (advanced/timeouts.md:3-3)."
+    )
+    assert (state.run, state.step, state.max_steps, state.tool_calls) == ("answered", 3, 8, 3)
+    assert state.usage.estimated and state.usage.total_tokens > 0
+    assert state.elapsed_s is not None
+
+
+def test_the_run_state_follows_the_events(make_session: SessionFactory) -> None:
+    events = run(make_session, timeout_script())
+    seen = []
+    state = ViewState()
+    for event in events:
+        state = reduce(state, event)
+        if not seen or seen[-1] != state.run:
+            seen.append(state.run)
+    assert seen == ["thinking", "running tool", "thinking", "running tool", "thinking", "answered"]
+
+
+def test_streamed_text_grows_one_turn(make_session: SessionFactory) -> None:
+    text = "a" * 16 + "b" * 16 + "c" * 8
+    events = run(make_session, [reply(text)], stream=True)
+    deltas = [e for e in events if isinstance(e, TextDelta)]
+    assert [d.text for d in deltas] == ["a" * 16, "b" * 16, "c" * 8]
+    state = reduce_all(events[: events.index(deltas[1]) + 1])
+    turn = state.entries[-1]
+    assert isinstance(turn, TurnEntry) and turn.text == text[:32] and turn.streaming
+    final = reduce_all(events)
+    assert [type(e).__name__ for e in final.entries] == ["SystemEntry", "UserEntry", "TurnEntry"]
+    assert final.entries[-1] == TurnEntry(1, text, streaming=False, answer=True)
+
+
+def test_a_model_error_ends_with_an_error_notice(make_session: SessionFactory) -> None:
+    session, _ = make_session([ModelError("the endpoint refused the key")])
+    events: list[Event] = []
+    with pytest.raises(ModelError):
+        for event in session.ask("q"):
+            events.append(event)
+    state = reduce_all(events)
+    assert state.run == "error" and state.error == "the endpoint refused the key"
+    assert state.entries[-1] == NoticeEntry("error: the endpoint refused the key", "error")
+
+
+def test_cancel_and_limits_become_notices() -> None:
+    base = reduce(ViewState(), RunStarted("q", "m", 2))
+    cancelled = reduce(base, RunFinished("cancelled", None, RunStats()))
+    assert cancelled.run == "cancelled" and cancelled.entries == (NoticeEntry("cancelled", "warning"),)
+    limit = reduce(base, RunFinished("max_steps", None, RunStats(2), error="no answer within 2 steps"))
+    assert limit.entries == (NoticeEntry("no answer: no answer within 2 steps", "warning"),)
+
+
+def test_a_follow_up_keeps_the_earlier_entries(make_session: SessionFactory) -> None:
+    session, model = make_session([reply("first"), reply("second")])
+    state = reduce_all(session.ask("one"))
+    state = reduce_all(session.ask("two"), state)
+    texts = [getattr(e, "text", None) for e in state.entries]
+    assert texts[1:] == ["one", "first", "two", "second"]
+    assert isinstance(state.entries[0], SystemEntry) and state.runs == 2
+    assert [m.content for m in model.requests[1]][1:] == ["one", "first", "two"]
+
+
+def test_a_replayed_follow_up_says_it_continues() -> None:
+    state = reduce(ViewState(), RunStarted("two", "m", 8, history=(user("one"),)))
+    assert state.entries == (NoticeEntry("continues a conversation of 1 earlier question(s)"),)
+
+
+def test_reduce_never_mutates() -> None:
+    state = ViewState()
+    after = reduce(state, RunStarted("q", "m", 8))
+    assert state == ViewState() and after is not state
+    assert reduce(after, RunFinished("answered", "a", RunStats(1, 0, Usage(1, 2)))).usage == Usage(1, 2)
+
+
+def test_card_running_until_finished() -> None:
+    assert Card("c", "n", "{}").running and not Card("c", "n", "{}", "out").running
+    assert isinstance(UserEntry("x"), UserEntry)
