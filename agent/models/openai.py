@@ -1,0 +1,250 @@
+"""The OpenAI-compatible model: chat completions with tools, streamed or not.
+
+Retries are ours, not the SDK's (the client is built with `max_retries=0`), so each one
+is visible as a `Retry` chunk: 429 and 5xx answers, and a connection dropped before any
+reply, are retried with exponential backoff (or the server's Retry-After, capped). A
+refused connection, an unknown host and timeouts are not retried: they fail fast.
+
+The API key is checked on the first `query`, not at construction, so the failure travels
+the same road as a 401 and ends the run (and its trace) cleanly. `openai` is imported
+on first use, so building this model costs nothing until it is asked something.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import itertools
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent import errors
+from agent.messages import Message
+from agent.models.base import Chunk, Delta, Retry, ToolSchema
+from agent.models.openai_errors import (
+    Context,
+    endpoint_of,
+    is_local,
+    retry_delay,
+    retry_reason,
+    translate,
+)
+from agent.models.openai_stream import StreamAssembler, reply_from_completion
+
+if TYPE_CHECKING:
+    from openai import OpenAI
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+LOCAL_DUMMY_KEY = "not-needed"
+
+
+class OpenAIModel:
+    """A chat model behind an OpenAI-compatible `/chat/completions` endpoint."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_key: str | None,
+        base_url: str | None = None,
+        stream: bool = True,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        backoff: float = 1.0,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Args:
+        name: the model name sent to the endpoint.
+        api_key: the key; may be None or empty for a server on this machine.
+        base_url: the endpoint, e.g. "http://localhost:11434/v1"; default OpenAI's.
+        stream: stream the reply (text shows as it arrives) or ask for it whole.
+        timeout: seconds to connect, and to wait for each piece of the reply.
+        max_retries: retries after a 429, a 5xx or a dropped connection.
+        backoff: the first retry's delay in seconds; it doubles each retry.
+        sleep: waits between retries; default waits on `cancel`, so a cancel cuts it short.
+        clock: monotonic seconds, for coalescing streamed text.
+        """
+        self.name = name
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.stream = stream
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self._api_key = api_key or ""
+        self._sleep = sleep
+        self._clock = clock
+        self._client: OpenAI | None = None
+        self._active: Any = None
+        self._closed = False
+        self._stream_options = True
+        self._ids = itertools.count(1)
+
+    @property
+    def endpoint(self) -> str:
+        """Scheme, host and port of the endpoint, for display; never the key."""
+        return endpoint_of(self.base_url)
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel({self.name!r}, endpoint={self.endpoint!r}, stream={self.stream})"
+
+    def query(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        *,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Chunk]:
+        """Ask the model; yield `Delta`s and `Retry`s, then one `Reply` (none if cancelled)."""
+        cancel = cancel or threading.Event()
+        if cancel.is_set():
+            return
+        client = self._connect()
+        retries = 0
+        while True:
+            ctx = Context(self.name, self.base_url, self.timeout, self._api_key, retries=retries)
+            progress = [False]  # whether any reply data arrived on this attempt
+            try:
+                if self.stream:
+                    yield from self._streamed(client, messages, tools, cancel, progress)
+                else:
+                    yield from self._whole(client, messages, tools)
+                return
+            except errors.ModelError:
+                raise
+            except Exception as exc:
+                if cancel.is_set() or self._closed:
+                    return  # closing the stream under us is how a cancel lands mid-read
+                if not isinstance(exc, self._sdk_errors()):
+                    raise
+                if self._drop_stream_options(exc):
+                    yield Retry(retries + 1, 0.0, "endpoint rejected stream_options")
+                    continue
+                reason = retry_reason(exc, progress[0])
+                if reason is None or retries >= self.max_retries:
+                    ctx = dataclasses.replace(ctx, received=progress[0])
+                    raise translate(exc, ctx) from exc
+                retries += 1
+                delay = retry_delay(exc, retries, self.backoff)
+                yield Retry(retries, delay, reason)
+                self._wait(delay, cancel)
+                if cancel.is_set():
+                    return
+
+    def close(self) -> None:
+        """Close the HTTP client; from another thread, this ends a stream's blocked read.
+
+        A cancel is otherwise noticed between chunks, so a stalled stream would hold the
+        caller until the timeout. A non-streamed request still runs to its timeout.
+        """
+        self._closed = True
+        active, self._active = self._active, None
+        if active is not None:
+            _shutdown(active.response)
+            active.close()
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def _connect(self) -> OpenAI:
+        if not self._api_key and not is_local(self.base_url):
+            raise errors.AuthenticationError(
+                f"no API key: set LLM_API_KEY (or OPENAI_API_KEY) to use {self.endpoint}"
+            )
+        if self._client is None:
+            import openai
+
+            self._closed = False
+            self._client = openai.OpenAI(
+                api_key=self._api_key or LOCAL_DUMMY_KEY,
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=0,
+            )
+        return self._client
+
+    def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.name,
+            "messages": [message.to_dict() for message in messages],
+        }
+        if tools:
+            request["tools"] = list(tools)
+        if self.stream:
+            request["stream"] = True
+            if self._stream_options:
+                request["stream_options"] = {"include_usage": True}
+        return request
+
+    def _streamed(
+        self,
+        client: OpenAI,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        cancel: threading.Event,
+        progress: list[bool],
+    ) -> Iterator[Chunk]:
+        stream = client.chat.completions.create(**self._request(messages, tools))
+        self._active = stream
+        assembler = StreamAssembler(clock=self._clock)
+        try:
+            for chunk in stream:
+                if cancel.is_set() or self._closed:
+                    return
+                progress[0] = True
+                text = assembler.feed(chunk)
+                if text:
+                    yield Delta(text)
+            if cancel.is_set() or self._closed:
+                return  # the stream ended because it was closed under us
+            rest = assembler.text.flush()
+            if rest:
+                yield Delta(rest)
+        finally:
+            self._active = None
+            stream.close()
+        yield assembler.reply(messages, tools, self._new_id)
+
+    def _whole(
+        self, client: OpenAI, messages: Sequence[Message], tools: Sequence[ToolSchema]
+    ) -> Iterator[Chunk]:
+        completion = client.chat.completions.create(**self._request(messages, tools))
+        yield reply_from_completion(completion, messages, tools, self._new_id)
+
+    def _new_id(self) -> str:
+        return f"call_{next(self._ids)}"
+
+    def _wait(self, delay: float, cancel: threading.Event) -> None:
+        if self._sleep is None:
+            cancel.wait(delay)
+        else:
+            self._sleep(delay)
+
+    def _drop_stream_options(self, exc: Exception) -> bool:
+        """Older servers reject `stream_options`; ask once more without it."""
+        status = getattr(exc, "status_code", None)
+        if not (self.stream and self._stream_options and status in (400, 422)):
+            return False
+        if "stream_options" not in str(getattr(exc, "body", "")):
+            return False
+        self._stream_options = False
+        return True
+
+    @staticmethod
+    def _sdk_errors() -> tuple[type[Exception], ...]:
+        import openai
+
+        return (openai.OpenAIError, json.JSONDecodeError)
+
+
+def _shutdown(response: Any) -> None:
+    """Shut the response's socket down: unlike close(), this wakes a thread blocked reading it."""
+    stream = getattr(response, "extensions", {}).get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)

@@ -1,0 +1,191 @@
+"""How failures of the `openai` SDK become `agent.errors`, and which ones are retried.
+
+`openai` is imported inside the functions: they only run after a call, when it is
+loaded anyway. Every message is one line and never holds the API key:
+401/403 bodies are never quoted (OpenAI echoes part of the key there) and every quoted
+server message is scrubbed of the key.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent import errors
+
+MAX_RETRY_AFTER_S = 30.0
+"""A server's Retry-After is honoured up to this many seconds."""
+
+_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+
+
+def endpoint_of(base_url: str) -> str:
+    """The scheme, host and port of `base_url`, for display (no path, no credentials)."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}" if parts.scheme else base_url
+
+
+def display_url(base_url: str) -> str:
+    """`base_url` without credentials or query, for error messages."""
+    parts = urlsplit(base_url)
+    return endpoint_of(base_url) + parts.path if parts.scheme else base_url
+
+
+def is_local(base_url: str) -> bool:
+    """Whether `base_url` points at this machine (where servers rarely want a key)."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    return host in _LOCAL_HOSTS or host.endswith(".localhost") or host.startswith("127.")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an error message may mention about the failed call."""
+
+    model: str
+    base_url: str
+    timeout: float
+    api_key: str
+    received: bool = False
+    retries: int = 0
+
+
+def server_message(exc: Any, api_key: str) -> str:
+    """The server's own error message, on one line, scrubbed of the key."""
+    body = getattr(exc, "body", None)
+    message: Any = None
+    if isinstance(body, dict):
+        message = body.get("message") or body.get("detail") or body.get("error")
+    if message is None:
+        message = body if isinstance(body, str) and body else getattr(exc, "message", "")
+    if not isinstance(message, str):
+        message = json.dumps(message)
+    text = " ".join(message.split())
+    if api_key and len(api_key) >= 6:
+        text = text.replace(api_key, "***")
+    return text[:300] + ("…" if len(text) > 300 else "")
+
+
+def retry_reason(exc: Any, received: bool) -> str | None:
+    """Why `exc` is worth retrying (429, 5xx, a dropped connection), or None."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        if status == 429:
+            return "rate limited (429)"
+        if status >= 500:
+            return f"server error ({status})"
+        return None
+    if received or not isinstance(exc, openai.APIConnectionError):
+        return None
+    if isinstance(exc, openai.APITimeoutError):
+        return None
+    # A refused connection or an unknown host will not fix itself in a few seconds.
+    if _root(exc, ConnectionRefusedError) or _root(exc, socket.gaierror):
+        return None
+    return "connection dropped"
+
+
+def retry_delay(exc: Any, retry: int, backoff: float) -> float:
+    """Seconds to wait before retry number `retry` (1, 2, …): Retry-After, else exponential."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is not None:
+        after = _retry_after(headers)
+        if after is not None:
+            return min(max(after, 0.0), MAX_RETRY_AFTER_S)
+    return float(backoff * 2 ** (retry - 1))
+
+
+def _retry_after(headers: Any) -> float | None:
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) * scale
+        except ValueError:
+            pass
+        try:
+            date = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            continue
+        return date.timestamp() - time.time()
+    return None
+
+
+def translate(exc: Any, ctx: Context) -> errors.ModelError:
+    """The `agent.errors` exception for an SDK failure, with one clear line."""
+    import openai
+
+    host = endpoint_of(ctx.base_url)
+    if isinstance(exc, openai.APIStatusError):
+        return _for_status(exc.status_code, server_message(exc, ctx.api_key), ctx)
+    if isinstance(exc, openai.APITimeoutError):
+        if ctx.received:
+            return errors.ModelTimeout(f"{host} stopped streaming for {ctx.timeout:g} s mid-reply")
+        return errors.ModelTimeout(f"no answer from {host} within {ctx.timeout:g} s")
+    if isinstance(exc, openai.APIConnectionError):
+        return errors.ConnectionFailed(f"cannot reach {display_url(ctx.base_url)}: {_why(exc)}")
+    if isinstance(exc, json.JSONDecodeError):
+        return errors.ProtocolError(f"{host} sent a reply that is not valid JSON")
+    if isinstance(exc, openai.APIResponseValidationError):
+        return errors.ProtocolError(f"{host} sent a reply that could not be parsed")
+    if isinstance(exc, openai.APIError):  # an error event inside a stream
+        message = server_message(exc, ctx.api_key)
+        return errors.ServerError(f"{host} reported an error mid-stream: {message}")
+    return errors.ModelError(f"the call to {host} failed: {server_message(exc, ctx.api_key)}")
+
+
+def _for_status(status: int, message: str, ctx: Context) -> errors.ModelError:
+    host = endpoint_of(ctx.base_url)
+    after = f" after {ctx.retries} retries" if ctx.retries else ""
+    if status in (401, 403):
+        return errors.AuthenticationError(
+            f"the endpoint {host} refused the API key ({status}); set LLM_API_KEY"
+        )
+    if status == 404:
+        return errors.ModelNotFoundError(
+            f"model {ctx.model!r} not found at {host} (404); check --model and --base-url"
+        )
+    if status == 429:
+        return errors.RateLimitError(f"still rate-limited by {host} (429){after}: {message}")
+    if status >= 500:
+        return errors.ServerError(f"server error from {host} ({status}){after}: {message}")
+    return errors.BadRequestError(f"{host} rejected the request ({status}): {message}")
+
+
+def _why(exc: Any) -> str:
+    if _root(exc, ConnectionRefusedError):
+        return "connection refused"
+    if _root(exc, socket.gaierror):
+        return "unknown host"
+    tls = _root(exc, ssl.SSLError)
+    if tls is not None:
+        return f"TLS error ({getattr(tls, 'reason', None) or tls})"
+    cause = exc.__cause__ or exc
+    text = " ".join(str(cause).split()) or type(cause).__name__
+    return text[:200]
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def _root(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    return next((e for e in _chain(exc) if isinstance(e, kind)), None)

@@ -1,0 +1,217 @@
+"""Turning chat-completions replies (streamed chunks or one completion) into a `Reply`.
+
+Providers disagree on the details, so everything here reads the SDK objects leniently:
+fields may be missing or None, tool-call fragments may lack an `index`, ids and names
+may be repeated or arrive late, and usage may never come.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.errors import ProtocolError
+from agent.events import Usage
+from agent.messages import Message, ToolCall
+from agent.models.base import Reply, ToolSchema, estimate_usage
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    @property
+    def complete_json(self) -> bool:
+        try:
+            json.loads("".join(self.arguments))
+        except ValueError:
+            return False
+        return True
+
+
+class ToolCallAssembler:
+    """Rebuilds tool calls streamed in fragments, in the order they first appear."""
+
+    def __init__(self) -> None:
+        self.calls: list[_PartialCall] = []
+        self._by_index: dict[int, _PartialCall] = {}
+
+    def add(self, fragment: Any) -> None:
+        """Merge one `delta.tool_calls[i]` fragment."""
+        index = getattr(fragment, "index", None)
+        call_id = getattr(fragment, "id", None) or ""
+        function = getattr(fragment, "function", None)
+        name = getattr(function, "name", None) or ""
+        arguments = getattr(function, "arguments", None) or ""
+        call = self._slot(index if isinstance(index, int) else None, call_id, name)
+        if call_id and not call.id:
+            call.id = call_id
+        if name and not call.name:
+            call.name = name
+        elif name and name != call.name:
+            call.name += name  # a name streamed in pieces
+        if arguments:
+            call.arguments.append(arguments)
+
+    def _slot(self, index: int | None, call_id: str, name: str) -> _PartialCall:
+        if index is not None:
+            call = self._by_index.get(index)
+            # Some providers reuse index 0 for every parallel call, each with its own id.
+            if call is None or (call_id and call.id and call_id != call.id):
+                call = self._by_index[index] = self._new()
+            return call
+        last = self.calls[-1] if self.calls else None
+        if call_id:
+            known = next((c for c in self.calls if c.id == call_id), None)
+            if known is not None:
+                return known
+            return last if last is not None and not last.id else self._new()
+        if last is None:
+            return self._new()
+        if name and last.name and (name != last.name or last.complete_json):
+            return self._new()  # whole calls sent one per fragment, without index or id
+        return last
+
+    def _new(self) -> _PartialCall:
+        call = _PartialCall()
+        self.calls.append(call)
+        return call
+
+
+class TextBuffer:
+    """Coalesces streamed text so the UI gets a few dozen characters at a time."""
+
+    def __init__(
+        self, *, clock: Callable[[], float], min_chars: int = 40, max_wait_s: float = 0.05
+    ) -> None:
+        self._clock = clock
+        self._min_chars = min_chars
+        self._max_wait_s = max_wait_s
+        self._pending: list[str] = []
+        self._size = 0
+        self._last_flush = clock()
+        self.parts: list[str] = []
+
+    def add(self, text: str) -> str | None:
+        """Buffer `text`; return what is due for display, if anything."""
+        self.parts.append(text)
+        self._pending.append(text)
+        self._size += len(text)
+        if self._size >= self._min_chars or self._clock() - self._last_flush >= self._max_wait_s:
+            return self.flush()
+        return None
+
+    def flush(self) -> str | None:
+        """Everything not yet displayed, or None."""
+        if not self._pending:
+            return None
+        text = "".join(self._pending)
+        self._pending.clear()
+        self._size = 0
+        self._last_flush = self._clock()
+        return text
+
+
+class StreamAssembler:
+    """Accumulates `chat.completion.chunk`s: text, tool calls, finish reason and usage."""
+
+    def __init__(self, *, clock: Callable[[], float]) -> None:
+        self.text = TextBuffer(clock=clock)
+        self.tools = ToolCallAssembler()
+        self.finish_reason: str | None = None
+        self.usage: Any = None
+        self.chunks = 0
+
+    def feed(self, chunk: Any) -> str | None:
+        """Take one chunk; return coalesced text due for display, if any."""
+        if not hasattr(chunk, "choices"):
+            raise ProtocolError(f"the endpoint sent unexpected stream data: {str(chunk)[:80]}")
+        self.chunks += 1
+        if getattr(chunk, "usage", None) is not None:
+            self.usage = chunk.usage
+        choices = chunk.choices or []
+        if not isinstance(choices, list):
+            raise ProtocolError(f"the endpoint sent unexpected stream data: {str(chunk)[:80]}")
+        due: str | None = None
+        for choice in choices[:1]:  # we ask for one choice; ignore any others
+            delta = getattr(choice, "delta", None)
+            for fragment in getattr(delta, "tool_calls", None) or ():
+                self.tools.add(fragment)
+            text = _text_of(delta)
+            if text:
+                due = self.text.add(text)
+            if getattr(choice, "finish_reason", None):
+                self.finish_reason = str(choice.finish_reason)
+        return due
+
+    def reply(
+        self, messages: Sequence[Message], tools: Sequence[ToolSchema], new_id: Callable[[], str]
+    ) -> Reply:
+        """The complete reply once the stream has ended."""
+        calls = [(c.id, c.name, "".join(c.arguments)) for c in self.tools.calls]
+        text = "".join(self.text.parts)
+        return build_reply(text, calls, self.finish_reason, self.usage, messages, tools, new_id)
+
+
+def reply_from_completion(
+    completion: Any,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSchema],
+    new_id: Callable[[], str],
+) -> Reply:
+    """The reply of a non-streamed `chat.completion`."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        raise ProtocolError("the endpoint sent a reply with no choices")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    calls = [
+        (
+            getattr(call, "id", None) or "",
+            getattr(getattr(call, "function", None), "name", None) or "",
+            getattr(getattr(call, "function", None), "arguments", None) or "",
+        )
+        for call in getattr(message, "tool_calls", None) or ()
+    ]
+    finish = getattr(choice, "finish_reason", None)
+    usage = getattr(completion, "usage", None)
+    return build_reply(_text_of(message), calls, finish, usage, messages, tools, new_id)
+
+
+def build_reply(
+    text: str,
+    calls: Sequence[tuple[str, str, str]],
+    finish_reason: str | None,
+    usage: Any,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSchema],
+    new_id: Callable[[], str],
+) -> Reply:
+    """A `Reply` from the parts, normalising what providers leave out."""
+    tool_calls = tuple(
+        ToolCall(
+            id=call_id or new_id(), name=name, arguments=arguments if arguments.strip() else "{}"
+        )
+        for call_id, name, arguments in calls
+    )
+    if tool_calls and finish_reason in (None, "stop"):
+        finish_reason = "tool_calls"  # some providers say "stop" (or nothing) with tool calls
+    message = Message(role="assistant", content=text or None, tool_calls=tool_calls)
+    if usage is None:
+        return Reply(message, estimate_usage(messages, tools, message), finish_reason)
+    counted = Usage(
+        prompt_tokens=int(getattr(usage, "prompt_tokens", None) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", None) or 0),
+    )
+    return Reply(message, counted, finish_reason)
+
+
+def _text_of(delta_or_message: Any) -> str:
+    content = getattr(delta_or_message, "content", None)
+    if content is None:
+        content = getattr(delta_or_message, "refusal", None)  # a refusal is the answer
+    return content if isinstance(content, str) else ""

@@ -1,0 +1,329 @@
+"""A scripted chat-completions server on 127.0.0.1, standard library only.
+
+A test pushes responses, then points a real client at `server.base_url`::
+
+    chat_server.push(Reply(content="Hello"), Status(429, "slow down", retry_after="2"))
+
+Each request to `/v1/chat/completions` pops the next response. `Reply` renders as SSE
+when the request has `"stream": true` and as one JSON completion otherwise; `SSE`,
+`Completion`, `Status`, `Hang` and `Drop` send exactly what they say. Every request body
+is recorded in `server.requests`. With `strict=True` the conversation is validated the
+way real providers do (tool results must answer the preceding tool calls) and a bad one
+gets a 400 without consuming a scripted response.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL = "test-model"
+
+
+@dataclass(frozen=True)
+class Call:
+    """A tool call in a scripted reply; `arguments` is streamed in `pieces` fragments."""
+
+    name: str
+    arguments: str
+    id: str | None = "call_1"
+    pieces: int = 3
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An assistant reply, streamed (text in pieces, tool calls in fragments) or whole."""
+
+    content: str | None = None
+    calls: Sequence[Call] = ()
+    usage: tuple[int, int] | None = (10, 5)
+    finish_reason: str | None = "stop"
+    text_piece: int = 4
+    interleave: bool = False
+
+
+@dataclass(frozen=True)
+class SSE:
+    """A raw stream: dicts are sent as JSON `data:` lines, strings verbatim."""
+
+    events: Sequence[dict[str, Any] | str]
+    done: bool = True
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A raw non-streamed body: a dict is sent as JSON, a string verbatim."""
+
+    body: dict[str, Any] | str
+
+
+@dataclass(frozen=True)
+class Status:
+    """An error status with an OpenAI-style error body."""
+
+    code: int
+    message: str = "error"
+    retry_after: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Hang:
+    """Send `events` as a stream, then stall for `seconds` (bounded) and close."""
+
+    events: Sequence[dict[str, Any] | str] = ()
+    seconds: float = 3.0
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Close the connection without answering."""
+
+
+Response = Reply | SSE | Completion | Status | Hang | Drop
+
+
+def chunk(delta: dict[str, Any] | None = None, finish_reason: str | None = None) -> dict[str, Any]:
+    """One `chat.completion.chunk` with a single choice."""
+    choice = {"index": 0, "delta": delta or {}, "finish_reason": finish_reason}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": MODEL,
+        "choices": [choice],
+    }
+
+
+def usage_chunk(prompt: int, completion: int) -> dict[str, Any]:
+    """The final chunk `include_usage` asks for: no choices, only usage."""
+    usage = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": MODEL,
+        "choices": [],
+        "usage": usage,
+    }
+
+
+def _split(text: str, n: int) -> list[str]:
+    size = max(1, -(-len(text) // max(1, n)))
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def stream_events(reply: Reply) -> list[dict[str, Any]]:
+    """The chunks a provider would stream for `reply`."""
+    events = [chunk({"role": "assistant", "content": ""})]
+    text = reply.content or ""
+    events += [
+        chunk({"content": text[i : i + reply.text_piece]})
+        for i in range(0, len(text), reply.text_piece)
+    ]
+    per_call: list[list[dict[str, Any]]] = []
+    for index, call in enumerate(reply.calls):
+        frags: list[dict[str, Any]] = []
+        for n, piece in enumerate(_split(call.arguments, call.pieces)):
+            frag: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
+            if n == 0:
+                frag.update(type="function", id=call.id)
+                frag["function"]["name"] = call.name
+            frags.append(frag)
+        per_call.append(frags)
+    order = _interleave(per_call) if reply.interleave else [f for fs in per_call for f in fs]
+    events += [chunk({"tool_calls": [frag]}) for frag in order]
+    events.append(chunk({}, reply.finish_reason))
+    if reply.usage is not None:
+        events.append(usage_chunk(*reply.usage))
+    return events
+
+
+def _interleave(lists: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i in range(max((len(x) for x in lists), default=0)):
+        out += [x[i] for x in lists if i < len(x)]
+    return out
+
+
+def completion_body(reply: Reply) -> dict[str, Any]:
+    """The JSON body a provider would return for `reply` without streaming."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in reply.calls
+        ]
+    body: dict[str, Any] = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": MODEL,
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+    }
+    if reply.usage is not None:
+        body["usage"] = usage_chunk(*reply.usage)["usage"]
+    return body
+
+
+def validate(messages: list[dict[str, Any]]) -> str | None:
+    """Why a strict provider would reject this conversation, or None."""
+    pending: list[str] = []
+    seen: set[str] = set()
+    for i, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in pending:
+                return (
+                    f"messages[{i}]: a tool message must answer a preceding tool call; "
+                    f"no pending tool_call_id {call_id!r}"
+                )
+            pending.remove(call_id)
+            continue
+        if pending:
+            return f"messages[{i}]: tool_call_ids {pending} have no tool response message"
+        calls = (message.get("tool_calls") or ()) if role == "assistant" else ()
+        for call in calls:
+            call_id = call.get("id")
+            if not call_id or call_id in seen:
+                return f"messages[{i}]: missing or duplicate tool_call id {call_id!r}"
+            seen.add(call_id)
+            pending.append(call_id)
+    if pending:
+        return f"tool_call_ids {pending} have no tool response message"
+    return None
+
+
+class ChatServer:
+    """The server: `push` responses, read `requests`, `stop` when done."""
+
+    def __init__(self, *, strict: bool = False, api_key: str | None = None) -> None:
+        self.strict = strict
+        self.api_key = api_key
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.script: deque[Response] = deque()
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def push(self, *responses: Response) -> None:
+        """Queue responses, answered in order."""
+        with self._lock:
+            self.script.extend(responses)
+
+    def start(self) -> ChatServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def next_response(self, body: dict[str, Any], headers: dict[str, str]) -> Response:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            if (
+                self.api_key is not None
+                and headers.get("authorization") != f"Bearer {self.api_key}"
+            ):
+                sent = headers.get("authorization", "").removeprefix("Bearer ")
+                return Status(401, f"Incorrect API key provided: {sent}.")
+            if self.strict and (problem := validate(body.get("messages") or [])):
+                return Status(400, problem)
+            if not self.script:
+                return Status(500, "chatserver: no scripted response left")
+            return self.script.popleft()
+
+
+def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            response = server.next_response(body, headers)
+            # The client may have given up (timeout, cancel): nothing to do then.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self._send(response, stream=bool(body.get("stream")))
+
+        def _send(self, response: Response, *, stream: bool) -> None:
+            if isinstance(response, Reply):
+                if stream:
+                    self._sse(stream_events(response), done=True)
+                else:
+                    self._json(200, completion_body(response))
+            elif isinstance(response, SSE):
+                self._sse(response.events, done=response.done)
+            elif isinstance(response, Completion):
+                self._json(200, response.body)
+            elif isinstance(response, Status):
+                headers = dict(response.headers)
+                if response.retry_after is not None:
+                    headers["Retry-After"] = response.retry_after
+                error = {"message": response.message, "type": "error", "code": response.code}
+                self._json(response.code, {"error": error}, headers)
+            elif isinstance(response, Hang):
+                self._sse(response.events, done=False, stall=min(response.seconds, 10.0))
+            else:  # Drop
+                self.close_connection = True
+
+        def _json(self, code: int, body: Any, headers: dict[str, str] | None = None) -> None:
+            data = (body if isinstance(body, str) else json.dumps(body)).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _sse(self, events: Sequence[Any], *, done: bool, stall: float = 0.0) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()  # HTTP/1.0: the body ends when the connection closes
+            for data in _lines(events, done=done):
+                self.wfile.write(data)
+                self.wfile.flush()
+            if stall:
+                server.stopping.wait(stall)
+
+    return Handler
+
+
+def _lines(events: Sequence[Any], *, done: bool) -> Iterator[bytes]:
+    for event in events:
+        text = event if isinstance(event, str) else json.dumps(event)
+        yield f"data: {text}\n\n".encode()
+    if done:
+        yield b"data: [DONE]\n\n"
