@@ -28,7 +28,7 @@ test: lint
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python -m pytest tests/bench -q -p no:cacheprovider -s
+	$(BIN)/python -m pytest tests/bench -q -s -p no:cacheprovider -o addopts=""
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

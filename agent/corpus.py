@@ -21,6 +21,7 @@ class Corpus:
 
     root: Path
     _lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _paths: list[str] | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: Path | str) -> Corpus:
@@ -36,7 +37,12 @@ class Corpus:
         return corpus
 
     def paths(self) -> list[str]:
-        """Every doc's path relative to the root, with `/`, sorted."""
+        """Every doc's path relative to the root, with `/`, sorted (found once, then kept)."""
+        if self._paths is None:
+            self._paths = self._scan()
+        return self._paths
+
+    def _scan(self) -> list[str]:
         found = []
         for file in self.root.rglob("*"):
             rel = file.relative_to(self.root)
@@ -66,9 +72,12 @@ class Corpus:
         rel = target.resolve().relative_to(self.root).as_posix()
         if not target.is_file():
             raise OutsideDocs(f"no file '{path}' in the docs")
-        if rel not in self.paths():
+        if rel not in self._path_set():
             raise OutsideDocs(f"'{path}' is not a doc (only .md, .rst and .txt files are)")
         return rel
+
+    def _path_set(self) -> frozenset[str]:
+        return frozenset(self.paths())
 
     def lines(self, rel: str) -> list[str]:
         """The lines of a doc (by its resolved relative path)."""
