@@ -524,3 +524,48 @@ def test_importing_the_model_does_not_import_openai() -> None:
     code = "import sys, agent.models.openai; print('openai' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False", result.stderr
+
+
+# --- end to end ----------------------------------------------------------------------
+
+
+@BOTH
+def test_the_agent_runs_against_a_strict_server(
+    chat_server: ChatServer, tmp_path: Any, stream: bool
+) -> None:
+    from agent.config import Config, build_agent
+    from agent.events import RunFinished, ToolCallFinished
+
+    (tmp_path / "traces.md").write_text("# Traces\n\nReplay a trace with `docsagent replay`.\n")
+    chat_server.strict = True
+    chat_server.push(
+        Scripted(
+            calls=[
+                Call("list_docs", "{}", id="call_a", pieces=1),
+                Call("grep_docs", '{"keyword": "replay"}', id="call_b"),
+            ],
+            interleave=True,
+        ),
+        Scripted(content="Run `docsagent replay` (traces.md:3-3)."),
+    )
+    config = Config(docs=tmp_path, model="test-model", base_url=chat_server.base_url,
+                    api_key=KEY, stream=stream)  # fmt: skip
+    agent = build_agent(config)
+    try:
+        events = list(agent.run("How do I replay a trace?"))
+    finally:
+        agent.model.close()  # type: ignore[attr-defined]
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [(e.tool_call_id, e.name, e.error) for e in finished] == [
+        ("call_a", "list_docs", False),
+        ("call_b", "grep_docs", False),
+    ]
+    last = events[-1]
+    assert isinstance(last, RunFinished)
+    assert (last.stop_reason, last.answer) == (
+        "answered",
+        "Run `docsagent replay` (traces.md:3-3).",
+    )
+    sent = chat_server.requests[1]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "tool"]
+    assert [m.get("tool_call_id") for m in sent[3:]] == ["call_a", "call_b"]
