@@ -190,9 +190,7 @@ def _message(state: ViewState, event: MessageAppended) -> ViewState:
 
 
 def _tool_finished(state: ViewState, event: ToolCallFinished) -> ViewState:
-    finished = Card(
-        event.tool_call_id, event.name, "", event.output, event.error, event.duration_s
-    )
+    finished = Card(event.tool_call_id, event.name, "", event.output, event.error, event.duration_s)
     for index in range(len(state.entries) - 1, -1, -1):
         entry = state.entries[index]
         if isinstance(entry, TurnEntry) and entry.step == event.step:

@@ -9,9 +9,22 @@ import pytest
 
 from agent.config import Config, build_agent
 from agent.errors import ModelError
-from agent.messages import Message
+from agent.events import (
+    Event,
+    MessageAppended,
+    ModelReplied,
+    ModelRequested,
+    RunFinished,
+    RunStarted,
+    RunStats,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+)
+from agent.messages import Message, assistant, system, tool_result, user
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
+from agent.trace import Trace
 
 TIMEOUTS = "\n".join(
     ["# Timeouts", "", "httpx times out after 5 seconds by default."]
@@ -42,7 +55,9 @@ def config(docs: Path, tmp_path: Path) -> Config:
 def make_session(config: Config) -> SessionFactory:
     """Build a session over a scripted model: `make_session(turns, stream=..., gate=...)`."""
 
-    def make(turns: Sequence[Message | ModelError], **options: object) -> tuple[Session, ScriptedModel]:
+    def make(
+        turns: Sequence[Message | ModelError], **options: object
+    ) -> tuple[Session, ScriptedModel]:
         model = ScriptedModel(turns, **options)  # type: ignore[arg-type]
         return Session(build_agent(config, model=model), trace_dir=config.trace_dir), model
 
@@ -60,3 +75,26 @@ def timeout_script() -> list[Message | ModelError]:
         reply(None, call("read_doc", {"path": "advanced/timeouts.md", "start": 1, "end": 30})),
         reply("The default timeout is **5 seconds** (advanced/timeouts.md:3-3)."),
     ]
+
+
+def big_trace(steps: int) -> Trace:
+    """A synthetic trace of `steps` steps, each one tool call with a 10-line result."""
+    events: list[Event] = [
+        RunStarted("q", "scripted", steps, "docs"),
+        MessageAppended(0, system("prompt")),
+        MessageAppended(0, user("q")),
+    ]
+    for step in range(1, steps + 1):
+        tool = call("read_doc", {"path": f"p{step}.md"}, id=f"c{step}")
+        events += [
+            ModelRequested(step, 2 * step),
+            ModelReplied(step, Usage(10, 5, True), Usage(10 * step, 5 * step, True), 0.01),
+            MessageAppended(step, assistant(None, (tool,))),
+            ToolCallStarted(step, tool.id, tool.name, tool.arguments),
+            ToolCallFinished(step, tool.id, tool.name, "\n".join(["x"] * 10), False, 0.001),
+            MessageAppended(step, tool_result(tool, "x")),
+        ]
+    events.append(RunFinished("max_steps", None, RunStats(steps, steps), error="limit"))
+    return Trace(
+        {"model": "scripted", "docs": "docs"}, events, [0.001 * i for i in range(len(events))]
+    )

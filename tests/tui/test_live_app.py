@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from textual.pilot import Pilot
 
 from agent.config import Config
 from agent.errors import AuthenticationError
@@ -14,8 +15,6 @@ from agent.events import RunFinished
 from agent.testing import call, reply
 from agent.trace import read_trace
 from tests.tui.conftest import SessionFactory, timeout_script
-from textual.pilot import Pilot
-
 from tui.app import DocsAgentApp, chat_app
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen
@@ -85,7 +84,9 @@ async def test_a_question_shows_turns_cards_and_counters(
         assert shown[4].startswith('▸ read_doc(path="missing.md")')
         assert "  error\n" in shown[4]
         assert shown[6].endswith("  … 27 more lines")  # 31 lines, 4 shown
-        assert shown[7] == "turn 3: The default timeout is **5 seconds** (advanced/timeouts.md:3-3)."
+        assert (
+            shown[7] == "turn 3: The default timeout is **5 seconds** (advanced/timeouts.md:3-3)."
+        )
         status = app.screen.query_one(StatusBar).render().plain
         assert status.startswith("step 3/8 · 3 tool calls · ≈")
         assert session.last_trace is not None and session.last_trace.name in status
@@ -160,9 +161,7 @@ async def test_a_model_error_shows_one_line_and_a_notification(
         await settle(pilot)
         assert chat(app).state.run == "error"
         assert texts(app)[-1] == "error: the endpoint refused the API key (401)"
-        assert [n.message for n in app._notifications] == [
-            "the endpoint refused the API key (401)"
-        ]
+        assert [n.message for n in app._notifications] == ["the endpoint refused the API key (401)"]
         await pilot.press(*"again", "enter")  # the app is still usable
         await settle(pilot)
 

@@ -101,7 +101,11 @@ def test_header_puts_the_run_state_on_the_right() -> None:
     text = header_text(state, docs="/srv/docs", model="gpt-x", mode="", width=60)
     assert text.plain == "docsagent · gpt-x · /srv/docs" + " " * 17 + "● running tool"
     replay = header_text(
-        ViewState(run="answered"), docs="d", model="offline", mode="replay", width=70,
+        ViewState(run="answered"),
+        docs="d",
+        model="offline",
+        mode="replay",
+        width=70,
         extra="event 3 / 9 · 1×",
     )
     assert replay.plain.startswith("docsagent · offline [replay] · d ")

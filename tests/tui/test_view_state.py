@@ -21,7 +21,9 @@ from tui.state import (
 )
 
 
-def run(make_session: SessionFactory, turns: list, question: str = "timeout?", **kw: object) -> list[Event]:  # type: ignore[type-arg]
+def run(
+    make_session: SessionFactory, turns: list, question: str = "timeout?", **kw: object
+) -> list[Event]:  # type: ignore[type-arg]
     session, _ = make_session(turns, **kw)
     return list(session.ask(question))
 
@@ -40,8 +42,10 @@ def test_a_run_becomes_entries_cards_and_counters(make_session: SessionFactory) 
     assert second.cards[0].output is not None
     assert second.cards[0].output.count("\n") == 30  # the whole result, not truncated
     assert isinstance(answer, TurnEntry) and answer.answer and answer.cards == ()
-    assert state.answer == answer.text == (
-        "The default timeout is **5 seconds** (advanced/timeouts.md:3-3)."
+    assert (
+        state.answer
+        == answer.text
+        == ("The default timeout is **5 seconds** (advanced/timeouts.md:3-3).")
     )
     assert (state.run, state.step, state.max_steps, state.tool_calls) == ("answered", 3, 8, 3)
     assert state.usage.estimated and state.usage.total_tokens > 0
@@ -86,8 +90,12 @@ def test_a_model_error_ends_with_an_error_notice(make_session: SessionFactory) -
 def test_cancel_and_limits_become_notices() -> None:
     base = reduce(ViewState(), RunStarted("q", "m", 2))
     cancelled = reduce(base, RunFinished("cancelled", None, RunStats()))
-    assert cancelled.run == "cancelled" and cancelled.entries == (NoticeEntry("cancelled", "warning"),)
-    limit = reduce(base, RunFinished("max_steps", None, RunStats(2), error="no answer within 2 steps"))
+    assert cancelled.run == "cancelled" and cancelled.entries == (
+        NoticeEntry("cancelled", "warning"),
+    )
+    limit = reduce(
+        base, RunFinished("max_steps", None, RunStats(2), error="no answer within 2 steps")
+    )
     assert limit.entries == (NoticeEntry("no answer: no answer within 2 steps", "warning"),)
 
 
@@ -110,7 +118,9 @@ def test_reduce_never_mutates() -> None:
     state = ViewState()
     after = reduce(state, RunStarted("q", "m", 8))
     assert state == ViewState() and after is not state
-    assert reduce(after, RunFinished("answered", "a", RunStats(1, 0, Usage(1, 2)))).usage == Usage(1, 2)
+    assert reduce(after, RunFinished("answered", "a", RunStats(1, 0, Usage(1, 2)))).usage == Usage(
+        1, 2
+    )
 
 
 def test_card_running_until_finished() -> None:

@@ -40,9 +40,7 @@ class TraceScreen(Screen[None]):
         """Show `self.state` in the widgets."""
         self.query_one(HeaderBar).show(self.state, extra=self.header_extra())
         self.query_one(MessageList).show(self.state.entries)
-        self.query_one(StatusBar).show(
-            self.state, elapsed_s=self.clock(), trace=self.trace_label()
-        )
+        self.query_one(StatusBar).show(self.state, elapsed_s=self.clock(), trace=self.trace_label())
 
     def header_extra(self) -> str:
         """Text shown before the run state in the header."""

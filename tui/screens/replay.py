@@ -24,14 +24,15 @@ class ReplayScreen(TraceScreen):
     """Plays a `Trace` with its own timing; space, arrows, +/- and home/end drive it."""
 
     CSS_PATH = "replay.tcss"
+    # Priority, so the focused message list does not take them for scrolling.
     BINDINGS = [
-        Binding("space", "play_pause", "Play/pause"),
-        Binding("right,l", "forward", "Step"),
-        Binding("left,h", "back", "Back"),
-        Binding("plus,equals_sign", "faster", "Faster"),
-        Binding("minus", "slower", "Slower"),
-        Binding("home", "start", "Start"),
-        Binding("end", "end", "End"),
+        Binding("space", "play_pause", "Play/pause", priority=True),
+        Binding("right,l", "forward", "Step", priority=True),
+        Binding("left,h", "back", "Back", priority=True),
+        Binding("plus,equals_sign", "faster", "Faster", key_display="+", priority=True),
+        Binding("minus", "slower", "Slower", key_display="-", priority=True),
+        Binding("home", "start", "Start", priority=True),
+        Binding("end", "end", "End", priority=True),
         Binding("ctrl+y", "copy", "Copy"),
         Binding("escape", "close", "Back to chat"),
     ]

@@ -34,7 +34,9 @@ class TracePicker(ModalScreen[Path | None]):
             options = [
                 Option(
                     Text.assemble(
-                        (trace.question, "bold"), "\n", (f"{trace.path.name} · {trace.model}", "dim")
+                        (trace.question, "bold"),
+                        "\n",
+                        (f"{trace.path.name} · {trace.model}", "dim"),
                     ),
                     id=str(index),
                 )

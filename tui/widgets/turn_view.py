@@ -48,13 +48,11 @@ class TurnView(Vertical):
         self.query_one(".label", Static).update(turn_label(entry.step, entry.streaming))
         if entry.text != old.text:
             text = self.query_one(".text")
-            if isinstance(text, Markdown):
-                text.update(entry.text)
-            elif isinstance(text, Static):
+            if isinstance(text, (Markdown, Static)):
                 text.update(entry.text)
         self.set_class(not entry.text, "no-text")
         cards = list(self.query_children(ToolCard))
-        for widget, card in zip(cards, entry.cards):
+        for widget, card in zip(cards, entry.cards, strict=False):
             widget.set_card(card)
         new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(cards) :]]
         if new:

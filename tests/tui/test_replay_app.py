@@ -1,0 +1,113 @@
+"""Replay: the same reducer over a saved trace, stepping, playing, interrupted traces, pruning."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from agent.config import Config
+from agent.trace import read_trace
+from tests.tui.conftest import SessionFactory, big_trace, timeout_script
+from tui.app import DocsAgentApp, replay_app
+from tui.screens.replay import ReplayScreen
+from tui.state import reduce_all
+from tui.widgets.header_bar import HeaderBar
+from tui.widgets.message_list import MessageList
+from tui.widgets.turn_view import TurnView
+
+pytestmark = pytest.mark.asyncio
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def replay(app: DocsAgentApp) -> ReplayScreen:
+    screen = app.screen
+    assert isinstance(screen, ReplayScreen)
+    return screen
+
+
+async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 10.0) -> None:
+    """Let the app handle messages until `check()` holds (the limit only guards a hang)."""
+    deadline = time.monotonic() + limit_s
+    while not check():
+        assert time.monotonic() < deadline, "the app never reached the expected state"
+        await pilot.pause()
+
+
+async def test_a_live_run_replays_to_the_same_state(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session(timeout_script(), stream=True)
+    live = reduce_all(session.ask("timeout?"))
+    assert session.last_trace is not None
+    trace = read_trace(session.last_trace)
+    app = replay_app(trace, path=session.last_trace, instant=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert replay(app).state == live
+        assert replay(app).replayer.position == len(trace.events)
+
+
+async def test_step_forward_back_and_jumps() -> None:
+    trace = read_trace(FIXTURES / "answered.jsonl")
+    total = len(trace.events)
+    app = replay_app(trace, path=Path("answered.jsonl"), step=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = replay(app)
+        assert screen.replayer.position == 0 and not screen.playing
+        await pilot.press("right", "l", "right")
+        assert screen.state == reduce_all(trace.events[:3])
+        await pilot.press("left")
+        assert screen.state == reduce_all(trace.events[:2])
+        await pilot.press("end")
+        assert screen.replayer.position == total and screen.state.run == "answered"
+        await pilot.pause()
+        assert f"event {total} / {total} · 1× ⏸" in app.screen.query_one(HeaderBar).render().plain
+        await pilot.press("h")
+        assert screen.state == reduce_all(trace.events[: total - 1])
+        await pilot.press("home")
+        assert screen.replayer.position == 0
+        await pilot.press("plus", "plus", "minus")
+        assert screen.replayer.speed == 2.0
+        await pilot.press("space")  # the fixture's gaps are milliseconds: it plays to the end
+        await until(pilot, lambda: screen.replayer.position == total)
+        await until(pilot, lambda: not screen.playing)
+        assert screen.state == reduce_all(trace.events)
+
+
+async def test_an_interrupted_trace_shows_a_banner() -> None:
+    trace = read_trace(FIXTURES / "interrupted.jsonl")
+    assert not trace.complete
+    app = replay_app(trace, path=Path("interrupted.jsonl"), instant=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        banner = app.screen.query_one("#interrupted")
+        assert "interrupted run" in str(banner.render())
+        assert replay(app).replayer.position == len(trace.events)
+
+
+async def test_a_complete_trace_has_no_banner() -> None:
+    app = replay_app(read_trace(FIXTURES / "answered.jsonl"), path=Path("a"), instant=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not app.screen.query("#interrupted")
+
+
+async def test_a_long_trace_mounts_a_bounded_tail() -> None:
+    trace = big_trace(2000)
+    app = replay_app(trace, path=Path("big.jsonl"), instant=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        messages = app.screen.query_one(MessageList)
+        assert len(replay(app).state.entries) == 2003
+        assert len(messages.shown) == messages.limit
+        assert str(messages.query_one("#pruned").render()) == "… 1,853 earlier entries not shown"
+        last = messages.shown[-2]
+        assert isinstance(last, TurnView) and last.entry.step == 2000
+        await pilot.press("home")
+        await pilot.pause()
+        assert messages.shown == [] and not messages.query_one("#pruned").has_class("shown")
