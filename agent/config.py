@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from agent.corpus import Corpus
 from agent.docs_tools import DocsContext, docs_registry
@@ -63,10 +62,9 @@ class Config:
         """The endpoint's scheme, host and port, for display; never the key."""
         if self.is_offline or self.model.startswith("script:"):
             return None
-        if not self.base_url:
-            return "https://api.openai.com"
-        parts = urlsplit(self.base_url)
-        return f"{parts.scheme}://{parts.netloc}" if parts.netloc else self.base_url
+        from agent.models.openai_errors import endpoint_of
+
+        return endpoint_of(self.base_url or "https://api.openai.com/v1")
 
 
 def build_model(config: Config) -> Model:

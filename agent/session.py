@@ -31,6 +31,14 @@ class Session:
         self.trace_path = trace_path
         self.history: list[Message] = []
         self.last_trace: Path | None = None
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop the running question from any thread, cutting short a blocked model read."""
+        self._cancel.set()
+        close = getattr(self.agent.model, "close", None)
+        if callable(close):
+            close()
 
     def reset(self) -> None:
         """Start a fresh conversation."""
@@ -42,6 +50,7 @@ class Session:
         If the consumer stops early (Ctrl+C, an exception, closing the generator) the
         trace still ends with a `RunFinished` marked cancelled.
         """
+        cancel = self._cancel = cancel or threading.Event()
         path = self.trace_path or self.trace_dir / trace_filename(question)
         self.trace_path = None  # an explicit path is for the first run only
         self.last_trace = path

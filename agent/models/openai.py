@@ -170,7 +170,7 @@ class OpenAIModel:
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.name,
-            "messages": [message.to_dict() for message in messages],
+            "messages": [_wire(message) for message in messages],
         }
         if tools:
             request["tools"] = list(tools)
@@ -248,3 +248,10 @@ def _shutdown(response: Any) -> None:
     if sock is not None:
         with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
+
+
+def _wire(message: Message) -> dict[str, Any]:
+    """The message as sent: without the tool `name`, which strict providers refuse."""
+    data = message.to_dict()
+    data.pop("name", None)
+    return data
