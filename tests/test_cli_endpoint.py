@@ -1,0 +1,164 @@
+"""`docsagent ask` against a real chat-completions server on 127.0.0.1, through the openai SDK."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.events import RetryScheduled, RunFinished, TextDelta
+from agent.trace import read_trace
+from tests.chatserver import SSE, Call, ChatServer, Hang, Reply, Status, chunk
+from tui.cli import app
+
+KEY = "sk-live-abcdef0123456789"
+HELLO = chunk({"role": "assistant", "content": "Hel"})
+ANSWER = "Run `docsagent replay FILE` to watch it again (replay.md:3)."
+
+
+@pytest.fixture(autouse=True)
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in ["LLM_BASE_URL", "LLM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"]:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LLM_API_KEY", KEY)
+    monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(tmp_path / "traces"))
+    return tmp_path / "traces"
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "replay.md").write_text("# Replay\n\nRun `docsagent replay FILE` to watch it again.\n")
+    return root
+
+
+def ask(server: ChatServer, docs: Path, *extra: str) -> tuple[int, str, str]:
+    args = ["ask", "How do I replay?", "--docs", str(docs), "--base-url", server.base_url]
+    result = CliRunner().invoke(app, [*args, "--model", "test-model", *extra])
+    output = result.stdout + result.stderr
+    assert KEY not in output
+    assert "Traceback" not in output
+    return result.exit_code, result.stdout, result.stderr
+
+
+def the_trace(folder: Path) -> list[object]:
+    (path,) = folder.iterdir()
+    assert KEY not in path.read_text()
+    trace = read_trace(path)
+    assert trace.complete
+    return list(trace.events)
+
+
+@pytest.mark.parametrize("mode", ["stream", "no-stream"])
+def test_a_tool_run_in_both_modes_ends_at_the_servers_usage(
+    chat_server: ChatServer, docs: Path, env: Path, mode: str
+) -> None:
+    chat_server.strict = True
+    chat_server.push(
+        Reply(calls=[Call("grep_docs", '{"keyword": "replay"}')], usage=(120, 30)),
+        Reply(content=ANSWER, usage=(300, 45)),
+    )
+    extra = ["--no-stream"] if mode == "no-stream" else []
+    code, out, err = ask(chat_server, docs, "--json", *extra)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["answer"] == ANSWER
+    assert data["citations"] == [{"path": "replay.md", "start": 3, "end": 3, "valid": True}]
+    stats = data["stats"]
+    assert (stats["prompt_tokens"], stats["completion_tokens"]) == (420, 75)
+    assert stats["tokens_estimated"] is False
+    first, second = chat_server.requests
+    assert first.get("stream", False) is (mode == "stream")
+    if mode == "stream":
+        assert first["stream_options"] == {"include_usage": True}
+    assert [t["function"]["name"] for t in first["tools"]] == ["list_docs", "grep_docs", "read_doc"]
+    assert [m["role"] for m in second["messages"]] == ["system", "user", "assistant", "tool"]
+    assert chat_server.headers[0]["authorization"] == f"Bearer {KEY}"
+    events = the_trace(env)
+    deltas = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert deltas == (ANSWER if mode == "stream" else "")
+
+
+def test_no_usage_from_the_server_means_marked_estimates(
+    chat_server: ChatServer, docs: Path
+) -> None:
+    chat_server.push(Reply(content=ANSWER, usage=None))
+    code, out, err = ask(chat_server, docs, "--json")
+    assert code == 0
+    stats = json.loads(out)["stats"]
+    assert stats["tokens_estimated"] is True and stats["prompt_tokens"] > 0
+    assert "≈" in err.splitlines()[-1]
+
+
+def test_rate_limits_are_retried_visibly(chat_server: ChatServer, docs: Path, env: Path) -> None:
+    chat_server.push(Status(429, "slow down", retry_after="0"), Reply(content=ANSWER))
+    code, out, err = ask(chat_server, docs)
+    assert code == 0
+    assert out == ANSWER + "\n"
+    assert "[step 1] retry 1 in 0.0 s: rate limited (429)" in err.splitlines()
+    assert any(isinstance(e, RetryScheduled) for e in the_trace(env))
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    "responses, extra, message",
+    [
+        ([Status(401, f"Incorrect API key provided: {KEY}")], [], "refused the API key (401)"),
+        ([Status(404, "The model does not exist")], [], "model 'test-model' not found at http://127.0.0.1:"),
+        ([Status(400, "messages: too long")], [], "rejected the request (400): messages: too long"),
+        ([Status(500, "boom", retry_after="0")] * 4, [], "server error from http://127.0.0.1:"),
+        ([Hang([HELLO], seconds=3)], ["--timeout", "0.5"], "stopped streaming for 0.5 s"),
+        ([SSE(["{not json"])], [], "not valid JSON"),
+    ],
+)  # fmt: skip
+def test_failures_are_one_line_exit_1_and_a_closed_trace(
+    chat_server: ChatServer,
+    docs: Path,
+    env: Path,
+    responses: list[object],
+    extra: list[str],
+    message: str,
+) -> None:
+    chat_server.push(*responses)  # type: ignore[arg-type]
+    code, out, err = ask(chat_server, docs, *extra)
+    assert code == 1
+    assert out == ""
+    last = err.splitlines()[-1]
+    assert last.startswith("docsagent: ") and message in last
+    final = the_trace(env)[-1]
+    assert isinstance(final, RunFinished) and final.stop_reason == "error"
+    assert final.error is not None and message in final.error
+
+
+def test_connection_refused(docs: Path, env: Path) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    result = CliRunner().invoke(
+        app, ["ask", "q", "--docs", str(docs), "--base-url", url, "--model", "m"]
+    )
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == f"docsagent: cannot reach {url}: connection refused"
+
+
+def test_a_remote_endpoint_without_a_key_says_how_to_set_one(
+    docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LLM_API_KEY")
+    result = CliRunner().invoke(
+        app,
+        ["ask", "q", "--docs", str(docs), "--base-url", "https://llm.example.invalid/v1",
+         "--model", "m"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "docsagent: no API key: set LLM_API_KEY (or OPENAI_API_KEY) to use "
+        "https://llm.example.invalid"
+    )
