@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from agent.corpus import Corpus, OutsideDocs
 from agent.registry import ToolContext, ToolError, ToolRegistry
 
 MAX_HITS = 20
+MAX_FILES = 12
 MAX_LINES = 80
 HIT_WIDTH = 200
 
@@ -28,32 +30,53 @@ def list_docs(ctx: DocsContext) -> str:
     return "\n".join(rows)
 
 
-def grep_docs(ctx: DocsContext, keyword: str) -> str:
-    """Search every doc for a keyword (case-insensitive, literal text).
+def grep_docs(ctx: DocsContext, keyword: str, path: str | None = None) -> str:
+    """Search the docs for a keyword (case-insensitive, literal text).
 
     Args:
         keyword: The word or phrase to look for, e.g. "timeout".
+        path: Only search this doc or folder, e.g. "advanced/" (default: every doc).
     """
     needle = keyword.strip().lower()
     if not needle:
         raise ToolError("error: the keyword is empty; give a word or phrase to search for")
-    paths = ctx.corpus.paths()
-    hits = []
+    paths = _scope(ctx.corpus, path)
+    hits: list[str] = []
+    per_file: Counter[str] = Counter()
     for rel in paths:
         for number, line in enumerate(ctx.corpus.lines(rel), start=1):
             if needle in line.lower():
+                per_file[rel] += 1
                 hits.append(f"{rel}:{number}: {line.strip()[:HIT_WIDTH]}")
+    where = f"{len(paths)} docs" if path is None else f"'{path}'"
     if not hits:
-        return (
-            f"no matches for '{keyword}' in {len(paths)} docs; "
-            "try another keyword or call list_docs"
-        )
-    shown = hits[:MAX_HITS]
-    if len(hits) > MAX_HITS:
-        shown.append(
-            f"({MAX_HITS} of {len(hits)} matches shown; use a more specific keyword or read_doc)"
-        )
-    return "\n".join(shown)
+        return f"no matches for '{keyword}' in {where}; try another keyword or call list_docs"
+    if len(hits) <= MAX_HITS:
+        return "\n".join(hits)
+    counts = ", ".join(f"{rel} {n}" for rel, n in per_file.most_common(MAX_FILES))
+    if len(per_file) > MAX_FILES:
+        counts += f", and {len(per_file) - MAX_FILES} more docs"
+    return "\n".join(
+        [
+            *hits[:MAX_HITS],
+            f"({MAX_HITS} of {len(hits)} matches shown; per doc: {counts}. "
+            "Use a more specific keyword, pass path= to search one doc or folder, or read_doc)",
+        ]
+    )
+
+
+def _scope(corpus: Corpus, path: str | None) -> list[str]:
+    """The docs a search covers: all, one doc, or those under a folder."""
+    if path is None or path.strip() in {"", ".", "/"}:
+        return corpus.paths()
+    folder = path.strip().strip("/") + "/"
+    inside = [rel for rel in corpus.paths() if rel.startswith(folder)]
+    if inside:
+        return inside
+    try:
+        return [corpus.resolve(path)]
+    except OutsideDocs as exc:
+        raise ToolError(f"error: {exc}; call list_docs to see the files") from None
 
 
 def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) -> str:
