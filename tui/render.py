@@ -77,7 +77,8 @@ def preview(text: str, lines: int = CARD_LINES) -> tuple[list[str], str | None]:
 
 def card_text(card: Card, *, expanded: bool = False) -> Text:
     """A tool card: its call on one line, then its result (first lines, or all)."""
-    text = Text()
+    # Collapsed, each line stays one line (cut with …); expanded, long lines wrap.
+    text = Text(no_wrap=not expanded, overflow="ellipsis" if not expanded else "fold")
     text.append("▸ " if not expanded else "▾ ", "dim")
     text.append(call_signature(card.name, card.arguments), "bold")
     if card.running:

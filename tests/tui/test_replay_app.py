@@ -105,7 +105,7 @@ async def test_a_long_trace_mounts_a_bounded_tail() -> None:
         messages = app.screen.query_one(MessageList)
         assert len(replay(app).state.entries) == 2003
         assert len(messages.shown) == messages.limit
-        assert str(messages.query_one("#pruned").render()) == "… 1,853 earlier entries not shown"
+        assert str(messages.query_one("#pruned").render()) == "… 1,903 earlier entries not shown"
         last = messages.shown[-2]
         assert isinstance(last, TurnView) and last.entry.step == 2000
         await pilot.press("home")

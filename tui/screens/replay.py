@@ -26,7 +26,7 @@ class ReplayScreen(TraceScreen):
     CSS_PATH = "replay.tcss"
     # Priority, so the focused message list does not take them for scrolling.
     BINDINGS = [
-        Binding("space", "play_pause", "Play/pause", priority=True),
+        Binding("space", "play_pause", "Play", priority=True),
         Binding("right,l", "forward", "Step", priority=True),
         Binding("left,h", "back", "Back", priority=True),
         Binding("plus,equals_sign", "faster", "Faster", key_display="+", priority=True),
@@ -34,7 +34,7 @@ class ReplayScreen(TraceScreen):
         Binding("home", "start", "Start", priority=True),
         Binding("end", "end", "End", priority=True),
         Binding("ctrl+y", "copy", "Copy"),
-        Binding("escape", "close", "Back to chat"),
+        Binding("escape", "close", "Chat"),
     ]
 
     def __init__(

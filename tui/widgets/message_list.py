@@ -11,7 +11,7 @@ from tui.widgets.entry_line import EntryLine
 from tui.widgets.tool_card import ToolCard
 from tui.widgets.turn_view import TurnView
 
-MAX_MOUNTED = 150
+MAX_MOUNTED = 100
 
 
 def _widget_for(entry: Entry, expanded: set[str]) -> Widget:
@@ -45,9 +45,9 @@ class MessageList(VerticalScroll):
     MessageList > #pruned.shown { display: block; }
     """
 
-    def __init__(self, *, limit: int = MAX_MOUNTED, id: str | None = None) -> None:
+    def __init__(self, *, limit: int | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.limit = limit
+        self.limit = limit if limit is not None else MAX_MOUNTED
         self.entries: tuple[Entry, ...] = ()
         self.first_shown = 0  # index in `entries` of the first mounted entry
         self.expanded: set[str] = set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
@@ -16,7 +17,7 @@ class TurnView(Vertical):
 
     DEFAULT_CSS = """
     TurnView { height: auto; }
-    TurnView > .label { height: 1; }
+    TurnView > .label { height: auto; }
     TurnView > .text { height: auto; }
     """
 
@@ -26,15 +27,21 @@ class TurnView(Vertical):
         self._expanded = expanded
 
     def compose(self) -> ComposeResult:
+        # The label and plain text share one widget: fewer widgets, faster long replays.
         entry = self.entry
-        yield Static(turn_label(entry.step, entry.streaming), classes="label")
+        yield Static(self._head(entry), classes="label")
         if entry.answer:
             yield Markdown(entry.text, classes="text")
-        else:
-            yield Static(entry.text, classes="text", markup=False)
         for card in entry.cards:
             yield ToolCard(card, expanded=self._expanded)
-        self.set_class(not entry.text, "no-text")
+
+    @staticmethod
+    def _head(entry: TurnEntry) -> Text:
+        head = turn_label(entry.step, entry.streaming)
+        if entry.text and not entry.answer:
+            head.append("\n")
+            head.append(entry.text)
+        return head
 
     def can_update(self, entry: TurnEntry) -> bool:
         """Whether `entry` can be shown in place (the answer needs a Markdown widget)."""
@@ -45,12 +52,9 @@ class TurnView(Vertical):
         old, self.entry = self.entry, entry
         if entry == old:
             return
-        self.query_one(".label", Static).update(turn_label(entry.step, entry.streaming))
-        if entry.text != old.text:
-            text = self.query_one(".text")
-            if isinstance(text, (Markdown, Static)):
-                text.update(entry.text)
-        self.set_class(not entry.text, "no-text")
+        self.query_one(".label", Static).update(self._head(entry))
+        if entry.answer and entry.text != old.text:
+            self.query_one(".text", Markdown).update(entry.text)
         cards = list(self.query_children(ToolCard))
         for widget, card in zip(cards, entry.cards, strict=False):
             widget.set_card(card)

@@ -1,0 +1,48 @@
+"""Snapshots of key screens, replayed from fixture traces with `instant` (deterministic).
+
+Update with `pytest tests/tui/test_snapshots.py --snapshot-update` after a deliberate change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from agent.trace import read_trace
+from tui.app import DocsAgentApp, replay_app
+from tui.widgets.tool_card import ToolCard
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SnapCompare = Callable[..., bool]
+
+
+def fixture_app(name: str, **options: bool) -> DocsAgentApp:
+    trace = read_trace(FIXTURES / f"{name}.jsonl")
+    return replay_app(trace, path=Path(f"tests/fixtures/{name}.jsonl"), **options)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_answered_run(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    assert snap_compare(fixture_app("answered", instant=True), terminal_size=size)
+
+
+def test_expanded_error_card(snap_compare: SnapCompare) -> None:
+    async def expand(pilot: Pilot[int]) -> None:
+        card = pilot.app.screen.query(ToolCard)[1]  # read_doc(missing.md): an error
+        card.focus()
+        await pilot.press("enter")
+
+    assert snap_compare(
+        fixture_app("answered", instant=True), terminal_size=(120, 40), run_before=expand
+    )
+
+
+def test_interrupted_run(snap_compare: SnapCompare) -> None:
+    assert snap_compare(fixture_app("interrupted", instant=True), terminal_size=(80, 24))
+
+
+def test_failed_run(snap_compare: SnapCompare) -> None:
+    assert snap_compare(fixture_app("error", instant=True), terminal_size=(80, 24))
