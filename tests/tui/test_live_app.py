@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from agent.config import Config
 from agent.errors import AuthenticationError
-from agent.events import RunFinished
+from agent.events import RunFinished, TextDelta
 from agent.testing import call, reply
 from agent.trace import read_trace
 from tests.tui.conftest import SessionFactory, timeout_script
@@ -19,9 +19,10 @@ from tui.app import DocsAgentApp, chat_app
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen
 from tui.screens.trace_picker import TracePicker
-from tui.state import TurnEntry
+from tui.state import reduce
 from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
+from tui.widgets.message_list import MessageList
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tool_card import ToolCard
 from tui.widgets.turn_view import TurnView
@@ -198,4 +199,21 @@ async def test_the_command_palette_lists_the_actions(
             "Open recent trace",
             "Copy",
         ]
-        assert isinstance(chat(app).state.entries, tuple) and TurnEntry
+        assert "Quit" in titles
+
+
+async def test_the_list_stops_following_once_scrolled_up(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session(timeout_script() + [reply("again")])
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        messages = app.screen.query_one(MessageList)
+        assert messages.scroll_y == messages.max_scroll_y > 0
+        messages.scroll_home(animate=False)
+        messages.release_anchor()  # what a mouse-wheel scroll up does
+        chat(app).state = reduce(chat(app).state, TextDelta(9, "more"))
+        chat(app).render_state()
+        await pilot.pause()
+        assert messages.scroll_y == 0
