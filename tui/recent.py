@@ -33,7 +33,5 @@ def recent_traces(folder: Path, *, limit: int = MAX_TRACES) -> list[TraceSummary
     """The newest `limit` traces in `folder` (none if it does not exist)."""
     if not folder.is_dir():
         return []
-    files = sorted(
-        folder.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True
-    )
+    files = sorted(folder.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
     return [_summary(path) for path in files[:limit]]
