@@ -67,7 +67,12 @@ class ChatScreen(TraceScreen):
             self.ask(self.question)
 
     def on_unmount(self) -> None:
-        self._cancel.set()  # let the worker thread end so the app can exit
+        self._stop()  # let the worker thread end so the app can exit
+
+    def _stop(self) -> None:
+        self._cancel.set()
+        if self.worker_busy:
+            self.session.cancel()  # also cuts short a model read that is blocked
 
     @on(Input.Submitted, "#question")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -139,7 +144,7 @@ class ChatScreen(TraceScreen):
         """Cancel the running run."""
         if not self.running:
             return
-        self._cancel.set()
+        self._stop()
         run_id = self.run_id
         self.set_timer(CANCEL_GRACE_S, lambda: self._give_up(run_id))
 
@@ -151,7 +156,7 @@ class ChatScreen(TraceScreen):
     def action_new(self) -> None:
         """Start a fresh conversation."""
         if self.worker_busy:
-            self._cancel.set()
+            self._stop()
             self._reset_pending = True
         else:
             self.session.reset()
