@@ -28,12 +28,15 @@ class DocsAgentApp(App[int]):
     TITLE = "docsagent"
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
 
-    def __init__(self, first: Callable[[], Screen[None]]) -> None:
+    def __init__(self, first: Callable[[], Screen[None]], *, notice: str | None = None) -> None:
         super().__init__()
         self._first = first
+        self._notice = notice
 
     def on_mount(self) -> None:
         self.push_screen(self._first())
+        if self._notice:
+            self.notify(self._notice, timeout=8)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         if isinstance(screen, TraceScreen):
@@ -42,7 +45,9 @@ class DocsAgentApp(App[int]):
         yield from super().get_system_commands(screen)
 
 
-def chat_app(session: Session, config: Config, *, question: str | None = None) -> DocsAgentApp:
+def chat_app(
+    session: Session, config: Config, *, question: str | None = None, notice: str | None = None
+) -> DocsAgentApp:
     """The app on the live screen for `session`."""
     mode = "offline" if config.is_offline else ""
 
@@ -55,7 +60,7 @@ def chat_app(session: Session, config: Config, *, question: str | None = None) -
             question=question,
         )
 
-    return DocsAgentApp(first)
+    return DocsAgentApp(first, notice=notice)
 
 
 def replay_app(
@@ -67,10 +72,10 @@ def replay_app(
     )
 
 
-def run_tui(config: Config, *, question: str | None = None) -> int:
+def run_tui(config: Config, *, question: str | None = None, notice: str | None = None) -> int:
     """Open the TUI on a new conversation; start `question` at once if given."""
     session = Session(build_agent(config), trace_dir=config.trace_dir)
-    chat_app(session, config, question=question).run()
+    chat_app(session, config, question=question, notice=notice).run()
     return 0
 
 

@@ -97,10 +97,10 @@ def _open_tui(options: Options, question: str | None) -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise _fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
     try:
-        config, _notice = make_config(options)
+        config, notice = make_config(options)
         from tui.app import run_tui
 
-        code = run_tui(config, question=question)
+        code = run_tui(config, question=question, notice=notice)
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     raise typer.Exit(code)

@@ -158,6 +158,8 @@ def status_text(
     clock = [duration(shown)] if shown is not None else []
     for short in (False, True):
         parts = [f"step {state.step}/{state.max_steps}", calls, tokens(state.usage, short=short)]
+        if state.cost_usd is not None:
+            parts.append(f"≈${state.cost_usd:.4f}")
         text = Text(" · ".join(parts + clock))
         if width - text.cell_len >= (40 if trace else 0):
             break

@@ -24,6 +24,7 @@ from agent.events import (
     ToolCallStarted,
     Usage,
 )
+from agent.messages import Message
 
 RunState = Literal[
     "idle", "thinking", "running tool", "answered", "cancelled", "error", "max_steps", "budget"
@@ -96,6 +97,7 @@ class ViewState:
     step: int = 0
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
     elapsed_s: float | None = None
     answer: str | None = None
     error: str | None = None
@@ -121,7 +123,7 @@ def reduce(state: ViewState, event: Event) -> ViewState:
         text = f"retry {event.attempt} in {event.delay_s:g} s: {event.reason}"
         return _add(state, NoticeEntry(text, "warning"))
     if isinstance(event, ModelReplied):
-        return replace(state, usage=event.total, step=event.step)
+        return replace(state, usage=event.total, cost_usd=event.cost_usd, step=event.step)
     if isinstance(event, ToolCallStarted):
         card = Card(event.tool_call_id, event.name, event.arguments)
         turn = _open_turn(state, event.step)
@@ -147,9 +149,7 @@ def reduce_all(events: Iterable[Event], state: ViewState | None = None) -> ViewS
 def _run_started(state: ViewState, event: RunStarted) -> ViewState:
     entries = state.entries
     if event.history and not entries:
-        # A replayed follow-up: the earlier turns are not in this trace's events.
-        turns = sum(1 for m in event.history if m.role == "user")
-        entries = (NoticeEntry(f"continues a conversation of {turns} earlier question(s)"),)
+        entries = _earlier_turns(event.history)
     return replace(
         state,
         entries=entries,
@@ -166,6 +166,22 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
         error=None,
         runs=state.runs + 1,
     )
+
+
+def _earlier_turns(history: tuple[Message, ...]) -> tuple[Entry, ...]:
+    """A replayed follow-up's earlier questions and answers (its trace has no events for them)."""
+    questions = sum(1 for m in history if m.role == "user")
+    entries: list[Entry] = [
+        NoticeEntry(f"continues a conversation of {questions} earlier question(s)")
+    ]
+    for message in history:
+        if message.role == "system":
+            entries.append(SystemEntry(message.content or ""))
+        elif message.role == "user":
+            entries.append(UserEntry(message.content or ""))
+        elif message.role == "assistant" and message.content and not message.tool_calls:
+            entries.append(TurnEntry(0, message.content, streaming=False, answer=True))
+    return tuple(entries)
 
 
 def _message(state: ViewState, event: MessageAppended) -> ViewState:
@@ -216,6 +232,7 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
         step=stats.steps,
         tool_calls=stats.tool_calls,
         usage=stats.usage if stats.usage.total_tokens else state.usage,
+        cost_usd=stats.cost_usd if stats.usage.total_tokens else state.cost_usd,
         elapsed_s=stats.elapsed_s,
         answer=event.answer,
         error=event.error,

@@ -83,7 +83,11 @@ class ToolCallAssembler:
 
 
 class TextBuffer:
-    """Coalesces streamed text so the UI gets a few dozen characters at a time."""
+    """Coalesces streamed text so the UI gets a few dozen characters at a time.
+
+    The first piece, and any piece after a quiet spell, is shown at once: the reader
+    should see the model start talking, and text must not wait for a stalled stream.
+    """
 
     def __init__(
         self, *, clock: Callable[[], float], min_chars: int = 40, max_wait_s: float = 0.05
@@ -93,7 +97,7 @@ class TextBuffer:
         self._max_wait_s = max_wait_s
         self._pending: list[str] = []
         self._size = 0
-        self._last_flush = clock()
+        self._last_flush = float("-inf")
         self.parts: list[str] = []
 
     def add(self, text: str) -> str | None:

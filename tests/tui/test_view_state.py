@@ -6,8 +6,8 @@ import pytest
 
 from agent.errors import ModelError
 from agent.events import Event, RunFinished, RunStarted, RunStats, TextDelta, Usage
-from agent.messages import user
-from agent.testing import reply
+from agent.messages import assistant, system, user
+from agent.testing import call, reply
 from tests.tui.conftest import SessionFactory, timeout_script
 from tui.state import (
     Card,
@@ -110,8 +110,15 @@ def test_a_follow_up_keeps_the_earlier_entries(make_session: SessionFactory) -> 
 
 
 def test_a_replayed_follow_up_says_it_continues() -> None:
-    state = reduce(ViewState(), RunStarted("two", "m", 8, history=(user("one"),)))
-    assert state.entries == (NoticeEntry("continues a conversation of 1 earlier question(s)"),)
+    history = (system("prompt"), user("one"), assistant(None, (call("list_docs"),)))
+    history += (assistant("first answer"),)
+    state = reduce(ViewState(), RunStarted("two", "m", 8, history=history))
+    assert state.entries == (
+        NoticeEntry("continues a conversation of 1 earlier question(s)"),
+        SystemEntry("prompt"),
+        UserEntry("one"),
+        TurnEntry(0, "first answer", streaming=False, answer=True),
+    )
 
 
 def test_reduce_never_mutates() -> None:

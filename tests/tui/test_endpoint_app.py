@@ -1,0 +1,101 @@
+"""The live screen against a real chat-completions server on 127.0.0.1 (openai SDK over HTTP)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.config import Config, build_agent
+from agent.events import TextDelta
+from agent.session import Session
+from agent.trace import read_trace
+from tests.chatserver import Call, ChatServer, Hang, Reply, Status, chunk
+from tests.tui.test_live_app import chat, settle, texts, until
+from tui.app import chat_app
+from tui.render import status_text
+
+pytestmark = pytest.mark.asyncio
+ANSWER = "Timeouts default to **5 seconds** (advanced/timeouts.md:3)."
+
+
+def endpoint_config(config: Config, server: ChatServer, **options: object) -> Config:
+    return Config(
+        docs=config.docs,
+        model="gpt-4o-mini",
+        base_url=server.base_url,
+        api_key="sk-test",
+        trace_dir=config.trace_dir,
+        max_retries=1,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_counters_end_at_the_servers_usage_and_show_the_cost(
+    chat_server: ChatServer, config: Config, stream: bool
+) -> None:
+    chat_server.strict = True
+    chat_server.push(
+        Reply(calls=[Call("grep_docs", '{"keyword": "timeout"}')], usage=(1000, 50)),
+        Reply(content=ANSWER, usage=(2000, 100)),
+    )
+    cfg = endpoint_config(config, chat_server, stream=stream)
+    session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
+    app = chat_app(session, cfg)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.click("#question")
+        await pilot.press(*"timeouts?", "enter")
+        await settle(pilot)
+        state = chat(app).state
+        assert (state.run, state.step, state.tool_calls) == ("answered", 2, 1)
+        usage = state.usage
+        assert (usage.prompt_tokens, usage.completion_tokens, usage.estimated) == (3000, 150, False)
+        assert state.answer == ANSWER
+        bar = status_text(state, elapsed_s=None, trace=None, width=120).plain
+        assert "3,000 in + 150 out = 3,150 tokens" in bar
+        assert "≈$0.0005" in bar  # gpt-4o-mini: 3,000 x 0.15 + 150 x 0.60 per million
+    assert session.last_trace is not None
+    deltas = [e for e in read_trace(session.last_trace).events if isinstance(e, TextDelta)]
+    assert bool(deltas) is stream
+
+
+async def test_a_failing_endpoint_shows_one_clear_error(
+    chat_server: ChatServer, config: Config
+) -> None:
+    chat_server.push(Status(404, "no such model"))
+    cfg = endpoint_config(config, chat_server)
+    app = chat_app(Session(build_agent(cfg), trace_dir=cfg.trace_dir), cfg)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.click("#question")
+        await pilot.press(*"q", "enter")
+        await settle(pilot)
+        state = chat(app).state
+        assert state.run == "error"
+        assert state.error is not None
+        assert state.error.startswith("model 'gpt-4o-mini' not found at http://127.0.0.1:")
+        assert any(state.error in line for line in texts(app))
+
+
+async def test_escape_cuts_a_stalled_stream_short(chat_server: ChatServer, config: Config) -> None:
+    chat_server.push(Hang([chunk({"role": "assistant", "content": "Thinking"})], seconds=8))
+    cfg = endpoint_config(config, chat_server, timeout=30.0)
+    session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
+    app = chat_app(session, cfg)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.click("#question")
+        await pilot.press(*"q", "enter")
+        await until(pilot, lambda: "Thinking" in " ".join(texts(app)))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert chat(app).state.run == "cancelled"
+    assert session.last_trace is not None
+    assert read_trace(session.last_trace).events[-1].stop_reason == "cancelled"  # type: ignore[attr-defined]
+
+
+async def test_the_offline_notice_is_shown(config: Config) -> None:
+    offline = Config(docs=config.docs, model="offline", trace_dir=config.trace_dir)
+    app = chat_app(
+        Session(build_agent(offline), trace_dir=offline.trace_dir), offline, notice="no key set"
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: bool(app._notifications))
+        assert [n.message for n in app._notifications] == ["no key set"]
