@@ -34,9 +34,8 @@ def test_no_module_under_agent_imports_a_ui_library() -> None:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
-            offenders += [
-                f"{path.name}: {n}" for n in names if n.split(".")[0] in {"textual", "rich", "typer"}
-            ]
+            ui = [n for n in names if n.split(".")[0] in {"textual", "rich", "typer"}]
+            offenders += [f"{path.name}: {n}" for n in ui]
     assert offenders == []
 
 
@@ -44,7 +43,9 @@ def test_tui_uses_only_the_public_agent_modules() -> None:
     private = []
     for path in (ROOT / "tui").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agent"):
-                if any(part.startswith("_") for part in node.module.split(".")):
-                    private.append(f"{path.name}: {node.module}")
+            if not (isinstance(node, ast.ImportFrom) and node.module):
+                continue
+            parts = node.module.split(".")
+            if parts[0] == "agent" and any(part.startswith("_") for part in parts):
+                private.append(f"{path.name}: {node.module}")
     assert private == []
