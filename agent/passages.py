@@ -21,7 +21,6 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _MD_HEADING = re.compile(r"^#{1,6}\s+(?P<title>.*?)\s*#*\s*$")
 _RST_UNDERLINE = re.compile(r"^([=\-~^*#])\1{2,}\s*$")
 _ITEM = re.compile(r"^\s{0,3}(?:[*+-]|\d+[.)])\s+")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`\"(\[])")
 _KIND_FACTOR: dict[str, float] = {
     "heading": 0.6,
     "para": 1.0,
@@ -220,6 +219,18 @@ def _with_example(blocks: list[Block], unit: list[Block], scores: list[float]) -
     return unit
 
 
+def _heading_factor(
+    heading: str, query: Query, weights: Mapping[str, float], total: float
+) -> float:
+    """How much a section heading naming the question's topic (or its task) lifts a passage."""
+    if not heading:
+        return 1.0
+    named = count_terms(heading, tuple(dict.fromkeys(query.phrases + query.terms)))
+    share = sum(weights.get(t, 1.0) for t in named) / total
+    task = query.wants_how and bool(query.terms) and query.terms[0] in named
+    return 1 + 0.3 * share + (0.3 if task else 0.0)
+
+
 def best_passage(
     pages: Mapping[str, Mapping[int, str]],
     query: Query,
@@ -255,6 +266,8 @@ def best_passage(
             kinds = {b.kind for b in unit}
             score *= 1.25 if query.wants_list and "item" in kinds else 1.0
             score *= 1.15 if query.wants_how and "code" in kinds else 1.0
+            sections = {unit[0].heading} | {b.heading for b in unit if b.kind == "heading"}
+            score *= max(_heading_factor(h, query, weights, total) for h in sections)
             text = "\n".join([unit[0].heading] + [b.text for b in unit])
             found = count_terms(text, covered_terms)
             coverage = sum(weights.get(t, 1.0) for t in found) / total
@@ -262,23 +275,3 @@ def best_passage(
                 start, end = unit[0].start, unit[-1].end
                 best = Passage(path, start, end, tuple(unit), score, coverage, unit[0].heading)
     return best
-
-
-def lead_sentence(passage: Passage, query: Query, weights: Mapping[str, float]) -> str:
-    """The passage's best prose sentence, for a one-line lead (empty if it has none)."""
-    sentences = [
-        (k, " ".join(s.split()))
-        for k, block in enumerate(passage.blocks)
-        if block.kind == "para"
-        for s in _SENTENCE.split(block.text)
-    ]
-    scored = [(text_score(s, query, weights), -i) for i, (_, s) in enumerate(sentences)]
-    score, at = max(scored, default=(0.0, 0))
-    if score <= 0:
-        return ""
-    block, lead = sentences[-at]
-    if len(lead) < 80 and -at + 1 < len(sentences):
-        next_block, following = sentences[-at + 1]
-        if next_block == block and scored[-at + 1][0] > 0:
-            return f"{lead} {following}"
-    return lead

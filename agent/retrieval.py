@@ -1,119 +1,31 @@
-"""Pure scoring helpers of the offline model: parse tool observations, weigh terms, plan reads.
-
-The observation formats are those of `agent.docs_tools`: `list_docs` lines
-(`path  (N lines)  Title`), `grep_docs` hits (`path:LINE: text`) and `read_doc`
-pages (`path lines A-B of N` then `  12| text`). A truncation marker
-(`[... truncated: ...]`) and the lines it may have cut are ignored.
-"""
+"""Pure scoring helpers of the offline model: weigh terms, rank files, plan searches and reads."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
-from agent.textutil import count_terms, tokens
+from agent.evidence import DocInfo, GrepResult
+from agent.passages import Passage
+from agent.textutil import count_terms, stem, tokens
 
-_LISTING = re.compile(r"^(?P<path>\S.*?)\s+\((?P<n>\d+) lines?\)(?:\s+(?P<title>.*))?$")
-_HIT = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):\s?(?P<text>.*)$")
-_SHOWN = re.compile(r"^\((?P<shown>\d+) of (?P<total>\d+) matches shown")
-_NONE = re.compile(r"^no matches for .* in (?P<docs>\d+) docs")
-_HEADER = re.compile(r"^(?P<path>\S.*?) lines (?P<a>\d+)-(?P<b>\d+) of (?P<n>\d+)\s*$")
-_NUMBERED = re.compile(r"^\s*(?P<n>\d+)\|(?: (?P<text>.*))?$")
-_MARKER = re.compile(r"^\[\.\.\.\s*truncated")
 _HEADING = re.compile(r"^#{2,6}\s")
 
 
-@dataclass(frozen=True)
-class DocInfo:
-    """One `list_docs` line: a file, its length and first heading."""
-
-    path: str
-    lines: int
-    title: str = ""
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One `grep_docs` hit."""
-
-    path: str
-    line: int
-    text: str
-
-
-@dataclass(frozen=True)
-class GrepResult:
-    """A `grep_docs` observation: the hits shown and how many there were in all."""
-
-    keyword: str
-    hits: tuple[Hit, ...]
-    total: int
-    n_docs: int | None = None
-
-
-@dataclass(frozen=True)
-class Page:
-    """A `read_doc` observation: the numbered lines actually received."""
-
-    path: str
-    lines: Mapping[int, str] = field(default_factory=dict)
-    total: int | None = None
-
-
-def _whole_lines(text: str) -> list[str]:
-    """The observation's lines minus a truncation marker and the lines beside it."""
-    lines = text.splitlines()
-    cut = {i + d for i, line in enumerate(lines) if _MARKER.match(line) for d in (-1, 0, 1)}
-    return [line for i, line in enumerate(lines) if i not in cut]
-
-
-def parse_listing(text: str) -> list[DocInfo]:
-    """The files of a `list_docs` observation."""
-    docs = []
-    for line in _whole_lines(text):
-        match = _LISTING.match(line.strip())
-        if match:
-            docs.append(DocInfo(match["path"], int(match["n"]), (match["title"] or "").strip()))
-    return docs
-
-
-def parse_grep(keyword: str, text: str) -> GrepResult:
-    """The hits of a `grep_docs` observation and the total number of matches."""
-    hits: list[Hit] = []
-    total: int | None = None
-    n_docs: int | None = None
-    for line in _whole_lines(text):
-        if shown := _SHOWN.match(line):
-            total = int(shown["total"])
-        elif none := _NONE.match(line):
-            n_docs = int(none["docs"])
-        elif hit := _HIT.match(line):
-            hits.append(Hit(hit["path"], int(hit["line"]), hit["text"]))
-    return GrepResult(keyword, tuple(hits), max(total or 0, len(hits)), n_docs)
-
-
-def parse_page(text: str) -> Page | None:
-    """The numbered lines of a `read_doc` observation; None for an error message."""
-    lines = _whole_lines(text)
-    header = _HEADER.match(lines[0]) if lines else None
-    if header is None:
-        return None
-    numbered: dict[int, str] = {}
-    for line in lines[1:]:
-        if match := _NUMBERED.match(line):
-            numbered[int(match["n"])] = match["text"] or ""
-    return Page(header["path"], numbered, int(header["n"]))
-
-
 def term_weights(
-    keywords: Sequence[str], greps: Mapping[str, GrepResult], n_docs: int
+    keywords: Sequence[str],
+    greps: Mapping[str, GrepResult],
+    n_docs: int,
+    *,
+    bigrams: Sequence[str] = (),
 ) -> dict[str, float]:
     """IDF-like weights: rare across files is heavy; unseen terms weigh like the rarest seen.
 
-    When a search showed only some of its matches, the number of files is extrapolated
-    from the files among those shown.
+    A capped search counts the files its per-doc list names; without that list the
+    number of files is extrapolated from the files among the hits shown (a search cut
+    short by truncation is taken to have had twice the hits it showed). A bigram
+    weighs no more than its lighter word.
     """
     weights: dict[str, float] = {}
     unseen: list[str] = []
@@ -123,13 +35,21 @@ def term_weights(
             unseen.append(keyword)
             continue
         files = len({hit.path for hit in result.hits})
-        df = files * result.total / len(result.hits)
-        df = min(float(max(n_docs, files)), max(float(files), df))
+        if result.per_doc:
+            df = float(len(result.per_doc) + result.more_docs)
+        else:
+            total = 2 * result.total if result.cut else result.total
+            df = min(float(max(n_docs, files)), max(float(files), files * total / len(result.hits)))
         weights[keyword] = max(0.05, math.log((n_docs + 1) / (df + 0.5)))
     ceiling = math.log((n_docs + 1) / 0.5)
     heaviest = max(weights.values(), default=ceiling)
     for keyword in unseen:
         weights[keyword] = min(ceiling, heaviest) if keyword in greps else 1.0
+    for bigram in bigrams:
+        # Two words side by side are evidence for their lighter word, not a new topic.
+        parts = [weights.get(stem(word), 0.0) for word in bigram.split()]
+        if bigram in weights and parts:
+            weights[bigram] = min(weights[bigram], *parts)
     return weights
 
 
@@ -147,17 +67,31 @@ def _line_score(text: str, weights: Mapping[str, float]) -> float:
     return boost * sum(weights[t] * (1 + 0.3 * math.log(n)) for t, n in counts.items())
 
 
-def rank_files(
-    weights: Mapping[str, float], greps: Mapping[str, GrepResult], docs: Sequence[DocInfo]
-) -> list[tuple[float, str]]:
-    """Files by evidence: weighted hits (diminishing per term), plus terms in path or title."""
-    titles = {doc.path: doc.title for doc in docs}
-    scores: dict[str, float] = {}
+def _term_counts(
+    weights: Mapping[str, float], greps: Mapping[str, GrepResult]
+) -> dict[str, dict[str, int]]:
+    """Per file, the lines matching each term: among the hits, or as the search counted them."""
+    per_file: dict[str, dict[str, int]] = {}
     for path, lines in _hits_by_file(greps).items():
-        per_term: dict[str, int] = {}
+        per_term = per_file.setdefault(path, {})
         for text in lines.values():
             for term in count_terms(text, tuple(weights)):
                 per_term[term] = per_term.get(term, 0) + 1
+    for keyword, result in greps.items():
+        if keyword in weights and result.path is None:
+            for path, n in result.counts().items():
+                per_term = per_file.setdefault(path, {})
+                per_term[keyword] = max(n, per_term.get(keyword, 0))
+    return per_file
+
+
+def rank_files(
+    weights: Mapping[str, float], greps: Mapping[str, GrepResult], docs: Sequence[DocInfo]
+) -> list[tuple[float, str]]:
+    """Files by evidence: weighted matches (diminishing per term), plus terms in path or title."""
+    titles = {doc.path: doc.title for doc in docs}
+    scores: dict[str, float] = {}
+    for path, per_term in _term_counts(weights, greps).items():
         scores[path] = sum(weights[t] * (1 + math.log(n)) for t, n in per_term.items())
     for path in set(scores) | set(titles):
         named = " ".join(tokens(path.replace("-", " ").replace("_", " ")))
@@ -166,6 +100,34 @@ def rank_files(
         if bonus:
             scores[path] = scores.get(path, 0.0) + bonus
     return sorted(((s, p) for p, s in scores.items() if s > 0), key=lambda sp: (-sp[0], sp[1]))
+
+
+def plan_searches(
+    weights: Mapping[str, float],
+    greps: Mapping[str, GrepResult],
+    docs: Sequence[DocInfo],
+    *,
+    max_calls: int = 4,
+    span: int = 40,
+) -> list[tuple[str, str]]:
+    """`(keyword, path)` searches that show the top files' matches the cap hid."""
+    ranked = rank_files(weights, greps, docs)
+    sizes = {doc.path: doc.lines for doc in docs}
+    searches: list[tuple[float, str, str]] = []
+    for rank, (score, path) in enumerate(ranked[:2]):
+        if score < 0.7 * ranked[0][0] or _read_whole(sizes.get(path), rank, span):
+            continue
+        for keyword, result in greps.items():
+            hidden = result.counts().get(path, 0) - result.shown().get(path, 0)
+            if keyword in weights and result.path is None and hidden > 0:
+                searches.append((weights[keyword] * (1 - 0.5 * rank), keyword, path))
+    searches.sort(key=lambda s: (-s[0], s[2], s[1]))
+    return [(keyword, path) for _, keyword, path in searches[:max_calls]]
+
+
+def _read_whole(size: int | None, rank: int, span: int) -> bool:
+    """Whether a file is short enough to read whole: two spans for the top file, else one."""
+    return size is not None and size <= (2 if rank == 0 else 1) * span
 
 
 def best_windows(
@@ -211,7 +173,7 @@ def plan_reads(
         if score < 0.5 * ranked[0][0] or len(reads) >= max_calls:
             break
         size = sizes.get(path)
-        if size is not None and size <= (2 if rank == 0 else 1) * span:
+        if size is not None and _read_whole(size, rank, span):
             starts = range(1, size + 1, span)
             reads += [(path, s, min(size, s + span - 1)) for s in starts]
             continue
@@ -229,3 +191,25 @@ def plan_reads(
         if not taken:
             reads.append((path, 1, span if size is None else min(size, span)))
     return reads[:max_calls]
+
+
+def _runs(lines: Mapping[int, str]) -> list[tuple[int, int]]:
+    """The contiguous ranges of line numbers read."""
+    runs: list[tuple[int, int]] = []
+    for n in sorted(lines):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
+def read_on(passage: Passage, lines: Mapping[int, str], size: int) -> list[tuple[str, int, int]]:
+    """Reads that complete a passage cut off at the edge of what was read."""
+    run = next(r for r in _runs(lines) if r[0] <= passage.start <= r[1])
+    reads = []
+    if passage.start == run[0] > 1 and passage.blocks[0].kind in ("item", "code"):
+        reads.append((passage.path, max(1, run[0] - 15), run[0] - 1))
+    if passage.end == run[1] and run[1] < size:
+        reads.append((passage.path, run[1] + 1, min(size, run[1] + 25)))
+    return reads

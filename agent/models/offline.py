@@ -4,37 +4,46 @@ It is stateless: each call reads the conversation after the last user message an
 decides the next step from the tool observations there.
 
 1. search: `list_docs` and one `grep_docs` per key term of the question;
-2. read: weigh terms by rarity, rank files and hit windows, `read_doc` the best;
-3. maybe read on once, if the best passage runs off the edge of what was read;
-4. answer: quote the best passage and cite it as `path:start-end`, or say plainly
+2. maybe search again inside the best files, with `grep_docs(keyword, path=doc)`,
+   when the per-doc counts say the cap on hits hid some of their matches;
+3. read: weigh terms by rarity, rank files and hit windows, `read_doc` the best;
+4. maybe read on once, if the best passage runs off the edge of what was read;
+5. answer: quote the best passage and cite it as `path:start-end`, or say plainly
    that the docs do not seem to cover the question.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.evidence import DocInfo, GrepResult, merge_scoped, parse_grep, parse_listing, parse_page
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Reply, ToolSchema, estimate_usage
-from agent.passages import Passage, best_passage, lead_sentence
+from agent.passages import Block, Passage, best_passage, text_score
 from agent.retrieval import (
-    DocInfo,
-    GrepResult,
-    parse_grep,
-    parse_listing,
-    parse_page,
     plan_reads,
+    plan_searches,
     rank_files,
+    read_on,
     term_weights,
 )
-from agent.textutil import Query, parse_query
+from agent.textutil import Query, parse_query, tokens
 
 MIN_COVERAGE = 0.45
 """The share of the question's term weight a passage must contain to be an answer."""
+
+_Weights = Mapping[str, float]
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`\"(\[])")
+_HEDGES = frozenset("possible possibly future might perhaps not never cannot".split())
+_CONNECTIVE = re.compile(r"^(?:and then|and|or|then|so|also|but),?\s+", re.IGNORECASE)
+_PROMPT = re.compile(r"^\s*(?:>>>|\$|\.\.\.)\s+")
+_COMMENT = re.compile(r"\s+#\s.*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @dataclass
@@ -46,6 +55,8 @@ class _State:
     read_rounds: int = 0
     docs: list[DocInfo] = field(default_factory=list)
     greps: dict[str, GrepResult] = field(default_factory=dict)
+    scoped: list[GrepResult] = field(default_factory=list)
+    search_rounds: int = 0
     pages: dict[str, dict[int, str]] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     reads: list[str] = field(default_factory=list)
@@ -68,13 +79,19 @@ def _state(messages: Sequence[Message]) -> _State:
             state.turn += 1
             calls.update((c.id, c) for c in message.tool_calls)
             state.read_rounds += any(c.name == "read_doc" for c in message.tool_calls)
+            state.search_rounds += any(c.name == "grep_docs" for c in message.tool_calls)
         elif message.role == "tool" and message.tool_call_id in calls:
             call, text = calls[message.tool_call_id], message.content or ""
             args = _arguments(call)
             if call.name == "list_docs":
                 state.docs = parse_listing(text)
             elif call.name == "grep_docs" and "keyword" in args:
-                state.greps[str(args["keyword"])] = parse_grep(str(args["keyword"]), text)
+                keyword, path = str(args["keyword"]), args.get("path")
+                result = parse_grep(keyword, text, path=str(path) if path else None)
+                if result.path is None:
+                    state.greps[keyword] = result
+                else:
+                    state.scoped.append(result)
             elif call.name == "read_doc" and (page := parse_page(text)) is not None:
                 state.pages.setdefault(page.path, {}).update(page.lines)
                 state.sizes[page.path] = page.total or 0
@@ -91,27 +108,74 @@ def _n_docs(state: _State) -> int:
     return max(counted, default=max(10, 2 * len(seen)))
 
 
-def _runs(lines: Mapping[int, str]) -> list[tuple[int, int]]:
-    """The contiguous ranges of line numbers read."""
-    runs: list[tuple[int, int]] = []
-    for n in sorted(lines):
-        if runs and n == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], n)
-        else:
-            runs.append((n, n))
-    return runs
+def _sentences(passage: Passage) -> list[tuple[int, str]]:
+    """The prose sentences of a passage, with the index of the block each is in."""
+    return [
+        (k, " ".join(s.split()))
+        for k, block in enumerate(passage.blocks)
+        if block.kind == "para"
+        for s in _SENTENCE.split(block.text)
+    ]
 
 
-def _read_on(passage: Passage, state: _State) -> list[tuple[str, int, int]]:
-    """Reads that complete a passage cut off at the edge of what was read."""
-    run = next(r for r in _runs(state.pages[passage.path]) if r[0] <= passage.start <= r[1])
-    reads = []
-    if passage.start == run[0] > 1 and passage.blocks[0].kind in ("item", "code"):
-        reads.append((passage.path, max(1, run[0] - 15), run[0] - 1))
-    size = state.sizes.get(passage.path, 0)
-    if passage.end == run[1] and run[1] < size:
-        reads.append((passage.path, run[1] + 1, min(size, run[1] + 25)))
-    return reads
+def _example(passage: Passage, sentences: list[tuple[int, str]], i: int) -> Block | None:
+    """The code block that sentence i introduces: it ends its paragraph, the code follows."""
+    k = sentences[i][0]
+    if (i + 1 < len(sentences) and sentences[i + 1][0] == k) or k + 1 >= len(passage.blocks):
+        return None
+    after = passage.blocks[k + 1]
+    return after if after.kind == "code" and after.start - passage.blocks[k].end <= 2 else None
+
+
+def _sentence_score(
+    passage: Passage, sentences: list[tuple[int, str]], i: int, query: Query, w: _Weights
+) -> float:
+    """A sentence as a lead; for how-to questions, instructions beat hedges and remarks."""
+    score = text_score(sentences[i][1], query, w)
+    if query.wants_how:
+        score *= 0.5 if _HEDGES & set(tokens(sentences[i][1])) else 1.0
+        score *= 1.5 if _example(passage, sentences, i) is not None else 1.0
+    return score
+
+
+def _example_line(example: Block | None, query: Query, weights: _Weights) -> str:
+    """The example's short line of code that best matches the question, if any."""
+    text = example.text if example else ""
+    lines = [_COMMENT.sub("", _PROMPT.sub("", line)).strip() for line in text.split("\n")]
+    scored = [
+        (text_score(line, query, weights), -n, line)
+        for n, line in enumerate(lines)
+        if line and len(line) <= 80 and not _FENCE.match(line) and not line.startswith("#")
+    ]
+    score, _, line = max(scored, default=(0.0, 0, ""))
+    return line if score > 0 else ""
+
+
+def lead_sentence(passage: Passage, query: Query, weights: _Weights) -> str:
+    """The passage's best prose sentence for a one-line lead (empty if it has none).
+
+    For a how-to question, a sentence that introduces an example gets the example's
+    matching line of code appended.
+    """
+    sentences = _sentences(passage)
+    scored = [_sentence_score(passage, sentences, i, query, weights) for i in range(len(sentences))]
+    best = max(range(len(sentences)), key=lambda i: (scored[i], -i), default=None)
+    if best is None or scored[best] <= 0:
+        return ""
+    lead = sentences[best][1]
+    joined = best + 1 < len(sentences) and sentences[best + 1][0] == sentences[best][0]
+    if joined and len(lead) < 80 and scored[best + 1] > 0:
+        best += 1
+        lead = f"{lead} {sentences[best][1]}"
+    lead = _CONNECTIVE.sub("", lead)
+    lead = lead[:1].upper() + lead[1:]
+    example = _example(passage, sentences, best) if query.wants_how else None
+    code = _example_line(example, query, weights)
+    if not code:
+        return lead
+    if lead.endswith(("...", "…")):
+        lead = lead.rstrip(".…") + ":"
+    return f"{lead} `{code}`" if lead.endswith(":") else f"{lead} For example: `{code}`"
 
 
 def _quote(passage: Passage, lines: Mapping[int, str]) -> str:
@@ -201,14 +265,19 @@ class OfflineModel:
             if "list_docs" in offered:
                 listing.append(("list_docs", {}))
             return listing + [("grep_docs", {"keyword": k}) for k in keywords]
-        weights = term_weights(keywords, state.greps, _n_docs(state))
+        weights = term_weights(keywords, state.greps, _n_docs(state), bigrams=query.bigrams)
+        greps = merge_scoped(state.greps, state.scoped)
         if not state.pages:
-            plan = [] if state.read_rounds else plan_reads(weights, state.greps, state.docs)
+            if state.search_rounds < 2 and not state.read_rounds:
+                again = plan_searches(weights, state.greps, state.docs)
+                if again:
+                    return [("grep_docs", {"keyword": k, "path": p}) for k, p in again]
+            plan = [] if state.read_rounds else plan_reads(weights, greps, state.docs)
             if not plan:
                 return _not_found(state, query)
             plan = plan[: self.max_reads]
             return [("read_doc", {"path": p, "start": a, "end": b}) for p, a, b in plan]
-        ranked = rank_files(weights, state.greps, state.docs)
+        ranked = rank_files(weights, greps, state.docs)
         top = ranked[0][0] if ranked else 1.0
         priors = {path: score / top for score, path in ranked}
         found = [
@@ -219,7 +288,9 @@ class OfflineModel:
         passages.sort(key=lambda p: -p.score)
         if not passages:
             return _not_found(state, query)
-        more = _read_on(passages[0], state) if state.read_rounds < 2 else []
+        best = passages[0]
+        pages, size = state.pages[best.path], state.sizes.get(best.path, 0)
+        more = read_on(best, pages, size) if state.read_rounds < 2 else []
         if more:
             return [("read_doc", {"path": p, "start": a, "end": b}) for p, a, b in more]
-        return _answer(passages[0], passages[1:], state, query, weights)
+        return _answer(best, passages[1:], state, query, weights)

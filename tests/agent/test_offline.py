@@ -217,14 +217,84 @@ def test_httpx_does_not_cover_sourdough() -> None:
     [
         ("How do I use a proxy with httpx?", "advanced/proxies.md", 'proxy="http://localhost'),
         ("How does authentication work?", "advanced/authentication.md", "`auth` argument"),
-        ("How do I enable HTTP/2?", "http2.md", "http2=True"),
+        ("How do I enable HTTP/2?", "http2.md", ": `client = httpx.AsyncClient(http2=True)`"),
         ("What are event hooks?", "advanced/event-hooks.md", "two event hooks"),
         ("How can I disable SSL verification?", "advanced/ssl.md", "verify=False"),
         ("How do I set a timeout on a client?", "advanced/timeouts.md", "Client(timeout=10.0)"),
+        ("How do I send a JSON body?", "quickstart.md", '("Sending JSON Encoded Data")'),
+        ("How do I stream a large response?", "quickstart.md", '("Streaming Responses")'),
     ],
 )
 def test_httpx_questions_cite_the_right_page(question: str, path: str, quoted: str) -> None:
     answer, _ = converse(HTTPX, question)
+    cited = SOURCE.search(answer)
+    assert cited is not None and cited["path"] == path
+    assert quoted in answer
+
+
+REFRESH = """
+## Refreshing a token
+
+A token expires after an hour. To refresh a token before it expires, call
+`client.refresh()`:
+
+```python
+client.refresh(token)
+```
+
+Refresh tokens in a background task for long jobs; refresh again on error.
+A refresh returns the new token; the old token stops working.
+"""
+
+
+@pytest.fixture
+def crowded(tmp_path: Path) -> Path:
+    """Docs where the right doc's hits hide behind 20 hits in earlier-sorting docs."""
+    (tmp_path / "api").mkdir()
+    for name in ("a1", "a2", "a3"):
+        body = [f"The token field {n} of {name} holds a value." for n in range(1, 8)]
+        body += [f"Step {n} of {name} may refresh the cache." for n in range(1, 8)]
+        (tmp_path / "api" / f"{name}.md").write_text(f"# API {name}\n\n" + "\n".join(body))
+    guide = ["# Tokens\n"] + [f"Rule {n}: a token lasts a session." for n in range(1, 11)]
+    guide += [f"Filler line {n} about servers." for n in range(1, 50)] + [REFRESH]
+    guide += [f"Closing line {n} about servers." for n in range(1, 40)]
+    (tmp_path / "tokens.md").write_text("\n".join(guide) + "\n")
+    (tmp_path / "faq.md").write_text(FAQ)
+    return tmp_path
+
+
+def test_searches_the_best_doc_again_when_the_cap_hid_its_hits(crowded: Path) -> None:
+    answer, messages = converse(crowded, "How do I refresh a token?")
+    search, again, read = calls_of(messages)
+    assert [args for _, args in search[1:]] == [{"keyword": "refresh"}, {"keyword": "token"}]
+    assert again == [
+        ("grep_docs", {"keyword": "refresh", "path": "tokens.md"}),
+        ("grep_docs", {"keyword": "token", "path": "tokens.md"}),
+    ]
+    assert ("tokens.md", 63) in [(args["path"], args["start"]) for _, args in read]
+    assert answer.startswith('According to `tokens.md` ("Refreshing a token")')
+    assert "> client.refresh(token)" in answer
+    cited = SOURCE.search(answer)
+    assert cited is not None and cited["path"] == "tokens.md" and int(cited["start"]) > 63
+
+
+MANUAL = Path(__file__).resolve().parents[2] / "data" / "manual"
+
+
+@pytest.mark.parametrize(
+    ("question", "path", "quoted"),
+    [
+        ("how do I replay a trace?", "traces-and-replay.md", "> docsagent replay"),
+        ("what keys does the TUI have?", "actions-and-keys.md", "Escape"),
+        ("how do I cancel a run?", "actions-and-keys.md", "Escape"),
+        ("how do I use Ollama?", "providers.md", "ollama"),
+        ("where are traces saved?", "trace-files.md", "~/.local/state/docsagent/traces"),
+        ("what does exit code 3 mean?", "asking.md", "exit code 3"),
+        ("how do I set my API key?", "api-keys.md", "LLM_API_KEY"),
+    ],
+)
+def test_manual_questions_cite_the_right_page(question: str, path: str, quoted: str) -> None:
+    answer, _ = converse(MANUAL, question)
     cited = SOURCE.search(answer)
     assert cited is not None and cited["path"] == path
     assert quoted in answer

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from agent.passages import best_passage, lead_sentence, split_blocks
-from agent.retrieval import (
+from dataclasses import replace
+
+from agent.evidence import (
     DocInfo,
     GrepResult,
     Hit,
+    merge_scoped,
     parse_grep,
     parse_listing,
     parse_page,
+)
+from agent.models.offline import lead_sentence
+from agent.passages import best_passage, split_blocks
+from agent.retrieval import (
     plan_reads,
+    plan_searches,
     rank_files,
     term_weights,
 )
@@ -139,3 +146,100 @@ def test_best_passage_for_how_to_brings_the_example() -> None:
     passage = best_passage({"a.md": PAGE}, query, {"set": 1.0, "limit": 1.0})
     assert passage is not None and (passage.start, passage.end) == (12, 16)
     assert best_passage({"a.md": PAGE}, query, {"bread": 1.0}) is None
+
+
+CAPPED = (
+    "a.md:3: a hit\n"
+    "(20 of 70 matches shown; per doc: advanced/timeouts.md 25, quickstart.md 8, api.md 3, "
+    "and 4 more docs. Use a more specific keyword, pass path= to search one doc or folder, "
+    "or read_doc)"
+)
+
+
+def test_parses_the_per_doc_counts_past_the_cap() -> None:
+    grep = parse_grep("x", CAPPED)
+    assert grep.total == 70 and grep.more_docs == 4 and not grep.cut
+    assert grep.per_doc == (("advanced/timeouts.md", 25), ("quickstart.md", 8), ("api.md", 3))
+    assert grep.counts() == {"a.md": 1, "advanced/timeouts.md": 25, "quickstart.md": 8, "api.md": 3}
+    assert grep.shown() == {"a.md": 1}
+    few = CAPPED.replace(", and 4 more docs", "")
+    assert parse_grep("x", few).more_docs == 0 and len(parse_grep("x", few).per_doc) == 3
+    scoped = parse_grep("x", "api.md:9: x", path="api.md")
+    assert scoped.path == "api.md" and scoped.per_doc == ()
+
+
+def test_a_truncated_search_is_marked_cut() -> None:
+    grep = parse_grep(
+        "x", "a.md:1: x\nb.md:2: x\nc.md:3: x, cut\n[... truncated: 9,000 characters]"
+    )
+    assert grep.cut and grep.total == 2 and grep.hits[-1].path == "b.md"
+
+
+def test_per_doc_counts_weigh_terms_and_rank_files() -> None:
+    hits = [("a.md", n, "token") for n in range(1, 21)]
+    capped = GrepResult("token", tuple(Hit(*h) for h in hits), 40, per_doc=(("a.md", 20),))
+    spread = replace(capped, per_doc=(("a.md", 20), ("b.md", 12), ("c.md", 8)), more_docs=2)
+    assert (
+        term_weights(["token"], {"token": spread}, 10)["token"]
+        < (term_weights(["token"], {"token": capped}, 10)["token"])
+    )
+    greps = {"token": spread, "rare": _grep("rare", ("b.md", 3, "rare"))}
+    weights = term_weights(["token", "rare"], greps, 10)
+    ranked = [path for _, path in rank_files(weights, greps, [])]
+    assert ranked[:2] == ["b.md", "a.md"] and "c.md" in ranked
+
+
+def test_searches_again_in_the_top_file_for_its_hidden_hits() -> None:
+    tokens = tuple(Hit("a.md", n, "token") for n in range(1, 21))
+    refreshes = tuple(Hit("b.md", n, "refresh") for n in range(1, 21))
+    greps = {
+        "token": GrepResult("token", tokens, 34, per_doc=(("a.md", 20), ("z.md", 14))),
+        "refresh": GrepResult("refresh", refreshes, 26, per_doc=(("b.md", 20), ("z.md", 6))),
+    }
+    docs = [DocInfo("a.md", 300, "Alpha"), DocInfo("z.md", 200, "Tokens")]
+    weights = {"token": 1.0, "refresh": 2.0}
+    assert rank_files(weights, greps, docs)[0][1] == "z.md"
+    assert plan_searches(weights, greps, docs) == [("refresh", "z.md"), ("token", "z.md")]
+    found = GrepResult("token", (Hit("z.md", 70, "## Refreshing a token"),), 1, path="z.md")
+    merged = merge_scoped(greps, [found])
+    assert merged["token"].hits[-1] == Hit("z.md", 70, "## Refreshing a token")
+    assert merged["token"].path is None and merged["token"].total == 34
+    short = [DocInfo("a.md", 300, "Alpha"), DocInfo("z.md", 60, "Tokens")]
+    assert plan_searches(weights, greps, short) == []
+
+
+def test_headings_that_name_the_task_lift_their_section() -> None:
+    page = {
+        1: "## Monitoring progress",
+        2: "",
+        3: "For large payloads you can stream the payload and watch it.",
+        4: "",
+        5: "## Streaming payloads",
+        6: "",
+        7: "Stream a large payload with `send(stream=True)`.",
+    }
+    query = parse_query("How do I stream a large payload?")
+    weights = {"stream": 1.0, "larg": 2.0, "payload": 1.0}
+    passage = best_passage({"a.md": page}, query, weights)
+    assert passage is not None and passage.heading == "Streaming payloads"
+
+
+def test_lead_for_how_to_prefers_the_instruction_and_its_example() -> None:
+    page = {
+        1: "## Enabling turbo",
+        2: "",
+        3: "Turbo is not enabled by default. A future version may enable turbo by default.",
+        4: "",
+        5: "And then create a client with turbo enabled:",
+        6: "",
+        7: "```python",
+        8: ">>> client = Client(turbo=True)  # fast",
+        9: "```",
+    }
+    query = parse_query("How do I enable turbo?")
+    weights = {"enabl": 1.0, "turbo": 1.0, "enable turbo": 1.0}
+    passage = best_passage({"a.md": page}, query, weights)
+    assert passage is not None
+    assert lead_sentence(passage, query, weights) == (
+        "Create a client with turbo enabled: `client = Client(turbo=True)`"
+    )
