@@ -56,13 +56,11 @@ def grep_docs(ctx: DocsContext, keyword: str, path: str | None = None) -> str:
     counts = ", ".join(f"{rel} {n}" for rel, n in per_file.most_common(MAX_FILES))
     if len(per_file) > MAX_FILES:
         counts += f", and {len(per_file) - MAX_FILES} more docs"
-    return "\n".join(
-        [
-            *hits[:MAX_HITS],
-            f"({MAX_HITS} of {len(hits)} matches shown; per doc: {counts}. "
-            "Use a more specific keyword, pass path= to search one doc or folder, or read_doc)",
-        ]
+    summary = (  # first, so that truncating a long observation never drops it
+        f"({MAX_HITS} of {len(hits)} matches shown; per doc: {counts}. "
+        "Use a more specific keyword, pass path= to search one doc or folder, or read_doc)"
     )
+    return "\n".join([summary, *hits[:MAX_HITS]])
 
 
 def _scope(corpus: Corpus, path: str | None) -> list[str]:
