@@ -231,3 +231,14 @@ def test_offline_model_on_the_bundled_manual_by_default() -> None:
     code, out, err = ask("How do I replay a trace?")
     assert code == 0, err
     assert "replay" in out.lower()
+
+
+def test_the_samples_work_on_the_bundled_manual() -> None:
+    trace = read_trace(ROOT / "data" / "samples" / "offline-replay.jsonl")
+    assert trace.complete and trace.header["model"] == "offline"
+    sample = ROOT / "data" / "samples" / "script.json"
+    code, out, _ = ask("How do I replay a trace?", "--model", f"script:{sample}", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["stop_reason"] == "answered"
+    assert data["citations"] and all(c["valid"] for c in data["citations"])
