@@ -162,3 +162,34 @@ def test_a_remote_endpoint_without_a_key_says_how_to_set_one(
         "docsagent: no API key: set LLM_API_KEY (or OPENAI_API_KEY) to use "
         "https://llm.example.invalid"
     )
+
+
+def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
+    chat_server: ChatServer, docs: Path, env: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    chat_server.push(Hang([HELLO], seconds=10))
+    script = Path(sys.executable).parent / "docsagent"
+    proc = subprocess.Popen(
+        [str(script), "ask", "q", "--docs", str(docs), "--base-url", chat_server.base_url,
+         "--model", "test-model"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "LLM_API_KEY": KEY, "DOCSAGENT_TRACE_DIR": str(env)},
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not chat_server.requests:  # wait until the stream is under way
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert out == ""
+    assert "Traceback" not in err and KEY not in err
+    assert err.splitlines()[-1] == "docsagent: interrupted"
+    final = the_trace(env)[-1]
+    assert isinstance(final, RunFinished) and final.stop_reason == "cancelled"
