@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from agent.config import Config, build_agent
 from agent.errors import ModelError
@@ -98,3 +100,11 @@ def big_trace(steps: int) -> Trace:
     return Trace(
         {"model": "scripted", "docs": "docs"}, events, [0.001 * i for i in range(len(events))]
     )
+
+
+async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 10.0) -> None:
+    """Let the app handle messages until `check()` holds (the limit only guards a hang)."""
+    deadline = time.monotonic() + limit_s
+    while not check():
+        assert time.monotonic() < deadline, "the app never reached the expected state"
+        await pilot.pause()

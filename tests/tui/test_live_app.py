@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 from textual.pilot import Pilot
@@ -14,7 +13,7 @@ from agent.errors import AuthenticationError
 from agent.events import RunFinished, TextDelta
 from agent.testing import call, reply
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, timeout_script
+from tests.tui.conftest import SessionFactory, timeout_script, until
 from tui.app import DocsAgentApp, chat_app
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen
@@ -34,14 +33,6 @@ def chat(app: DocsAgentApp) -> ChatScreen:
     screen = app.screen
     assert isinstance(screen, ChatScreen)
     return screen
-
-
-async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 10.0) -> None:
-    """Let the app handle messages until `check()` holds (the limit only guards a hang)."""
-    deadline = time.monotonic() + limit_s
-    while not check():
-        assert time.monotonic() < deadline, "the app never reached the expected state"
-        await pilot.pause()
 
 
 async def settle(pilot: Pilot[int]) -> None:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from agent.config import Config
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, big_trace, timeout_script
+from tests.tui.conftest import SessionFactory, big_trace, timeout_script, until
 from tui.app import DocsAgentApp, replay_app
 from tui.screens.replay import ReplayScreen
 from tui.state import reduce_all
@@ -27,14 +24,6 @@ def replay(app: DocsAgentApp) -> ReplayScreen:
     screen = app.screen
     assert isinstance(screen, ReplayScreen)
     return screen
-
-
-async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 10.0) -> None:
-    """Let the app handle messages until `check()` holds (the limit only guards a hang)."""
-    deadline = time.monotonic() + limit_s
-    while not check():
-        assert time.monotonic() < deadline, "the app never reached the expected state"
-        await pilot.pause()
 
 
 async def test_a_live_run_replays_to_the_same_state(
