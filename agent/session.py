@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -59,6 +60,7 @@ class Session:
         seen = _Tally()
         messages = list(self.history)
         finished = False
+        ending = RunFinished("cancelled", None, RunStats(), error="interrupted")
         try:
             for event in self.agent.run(question, history=self.history, cancel=cancel):
                 writer.write(event)
@@ -69,10 +71,13 @@ class Session:
                     finished = True
                     self.history = messages
                 yield event
+        except Exception as exc:  # a bug below us: the trace still says how the run ended
+            ending = RunFinished("error", None, RunStats(), error=f"{type(exc).__name__}: {exc}")
+            raise
         finally:
             if not finished:
                 stats = seen.stats(time.monotonic() - began)
-                writer.write(RunFinished("cancelled", None, stats, error="interrupted"))
+                writer.write(dataclasses.replace(ending, stats=stats))
             writer.close()
 
 

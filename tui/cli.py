@@ -163,6 +163,10 @@ def _run(session: Any, question: str) -> RunFinished:
         cancel.set()
     except AgentError:
         pass  # the run's last event already carries the error
+    except Exception as exc:  # a bug: one line and where the trace is, not a traceback
+        stats = finished.stats
+        error = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
+        finished = RunFinished("error", None, stats, error=error)
     finally:
         events.close()
     return finished

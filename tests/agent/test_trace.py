@@ -132,3 +132,24 @@ def _stats():  # type: ignore[no-untyped-def]
     from agent.events import RunStats
 
     return RunStats()
+
+
+class BrokenModel:
+    name = "broken"
+
+    def query(self, messages, tools, *, cancel=None):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+        yield
+
+
+def test_an_unexpected_failure_still_ends_the_trace_as_an_error(
+    ctx: DocsContext, tmp_path: Path
+) -> None:
+    agent = Agent(BrokenModel(), docs_registry(), context=[ctx])
+    session = Session(agent, trace_dir=tmp_path)
+    with pytest.raises(RuntimeError):
+        list(session.ask("q"))
+    assert session.last_trace is not None
+    final = read_trace(session.last_trace).events[-1]
+    assert isinstance(final, RunFinished)
+    assert (final.stop_reason, final.error) == ("error", "RuntimeError: boom")
