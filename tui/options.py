@@ -114,7 +114,7 @@ def make_config(
 ) -> tuple[Config, str | None]:
     """The run's config and an optional one-line notice (the offline fallback)."""
     env = os.environ if environ is None else environ
-    api_key = env.get("LLM_API_KEY") or env.get("OPENAI_API_KEY") or None
+    api_key = (env.get("LLM_API_KEY") or env.get("OPENAI_API_KEY") or "").strip() or None
     model = options.model or env.get("OPENAI_MODEL") or None
     notice = None
     if model is None:

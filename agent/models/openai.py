@@ -75,7 +75,7 @@ class OpenAIModel:
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
-        self._api_key = api_key or ""
+        self._api_key = (api_key or "").strip()
         self._sleep = sleep
         self._clock = clock
         self._client: OpenAI | None = None

@@ -66,13 +66,21 @@ def server_message(exc: Any, api_key: str) -> str:
     if isinstance(body, dict):
         message = body.get("message") or body.get("detail") or body.get("error")
     if message is None:
-        message = body if isinstance(body, str) and body else getattr(exc, "message", "")
+        message = body if isinstance(body, str) and body else getattr(exc, "message", None)
+    if message is None:
+        message = str(exc) or type(exc).__name__
     if not isinstance(message, str):
         message = json.dumps(message)
-    text = " ".join(message.split())
-    if api_key and len(api_key) >= 6:
-        text = text.replace(api_key, "***")
+    text = scrub(" ".join(message.split()), api_key)
     return text[:300] + ("…" if len(text) > 300 else "")
+
+
+def scrub(text: str, api_key: str) -> str:
+    """`text` with the key (and the key without its surrounding whitespace) replaced by ***."""
+    for secret in {api_key, api_key.strip()}:
+        if len(secret) >= 6:
+            text = text.replace(secret, "***")
+    return text
 
 
 def retry_reason(exc: Any, received: bool) -> str | None:
@@ -90,8 +98,11 @@ def retry_reason(exc: Any, received: bool) -> str | None:
         return None
     if isinstance(exc, openai.APITimeoutError):
         return None
-    # A refused connection or an unknown host will not fix itself in a few seconds.
+    # A refused connection, an unknown host or a request we could not even send
+    # (a local protocol error, such as a key with a newline) will not fix itself.
     if _root(exc, ConnectionRefusedError) or _root(exc, socket.gaierror):
+        return None
+    if any("LocalProtocolError" in type(e).__name__ for e in _chain(exc)):
         return None
     return "connection dropped"
 
@@ -125,7 +136,12 @@ def _retry_after(headers: Any) -> float | None:
 
 
 def translate(exc: Any, ctx: Context) -> errors.ModelError:
-    """The `agent.errors` exception for an SDK failure, with one clear line."""
+    """The `agent.errors` exception for an SDK failure, with one clear line and no key."""
+    error = _translate(exc, ctx)
+    return type(error)(scrub(str(error), ctx.api_key))
+
+
+def _translate(exc: Any, ctx: Context) -> errors.ModelError:
     import openai
 
     host = endpoint_of(ctx.base_url)

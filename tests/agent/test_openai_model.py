@@ -572,3 +572,23 @@ def test_the_agent_runs_against_a_strict_server(
     sent = chat_server.requests[1]["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "tool"]
     assert [m.get("tool_call_id") for m in sent[3:]] == ["call_a", "call_b"]
+
+
+def test_a_key_with_stray_whitespace_is_trimmed_and_never_shown(chat_server: ChatServer) -> None:
+    chat_server.api_key = "sk-secret-abcdef"
+    chat_server.push(Scripted(content="hi"))
+    model = OpenAIModel("m", api_key="sk-secret-abcdef\r\n", base_url=chat_server.base_url)
+    chunks = list(model.query(MESSAGES, TOOLS))
+    assert isinstance(chunks[-1], Reply) and chunks[-1].message.content == "hi"
+    assert chat_server.headers[0]["authorization"] == "Bearer sk-secret-abcdef"
+
+
+def test_errors_never_carry_the_key_whatever_the_path() -> None:
+    from agent.models.openai_errors import Context, translate
+
+    key = "sk-secret-abcdef"
+    cause = ValueError(f"Illegal header value b'Bearer {key}\\r'")
+    for exc in [RuntimeError(f"boom {key}"), cause]:
+        error = translate(exc, Context("m", "http://127.0.0.1:1/v1", 1.0, key))
+        assert key not in str(error)
+        assert str(error).endswith("failed: boom ***") or "***" in str(error)
