@@ -194,32 +194,63 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     return {"type": event.kind, **data}
 
 
-def _usage(data: dict[str, Any]) -> Usage:
-    return Usage(**data)
+_PLAIN: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (int, float),
+    "str": (str,),
+    "bool": (bool,),
+    "StopReason": (str,),
+}
 
 
-def _stats(data: dict[str, Any]) -> RunStats:
-    return RunStats(**{**data, "usage": _usage(data.get("usage") or {})})
+def _build(cls: type[Any], data: Any) -> Any:
+    """`cls(**data)` after checking that each plain field has the annotated type."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{cls.__name__} needs an object")
+    fields = {f.name: str(f.type) for f in dataclasses.fields(cls)}
+    kwargs = {key: value for key, value in data.items() if key in fields}
+    for key, value in kwargs.items():
+        kind, _, optional = fields[key].partition(" | ")
+        if value is None and optional == "None":
+            continue
+        expected = _PLAIN.get(kind)
+        wrong_bool = isinstance(value, bool) and bool not in expected if expected else False
+        if expected and (not isinstance(value, expected) or wrong_bool):
+            raise ValueError(f"{cls.__name__}.{key} has the wrong type")
+    return cls(**kwargs)
+
+
+def _message(data: Any) -> Message:
+    if not isinstance(data, dict) or not isinstance(data.get("role"), str):
+        raise ValueError("a message needs a role")
+    return Message.from_dict(data)
+
+
+def _stats(data: Any) -> RunStats:
+    stats: RunStats = _build(RunStats, {k: v for k, v in data.items() if k != "usage"})
+    return dataclasses.replace(stats, usage=_build(Usage, data.get("usage") or {}))
 
 
 _DECODERS: dict[str, Any] = {
-    "message": Message.from_dict,
-    "usage": _usage,
-    "total": _usage,
-    "stats": _stats,
-    "history": lambda items: tuple(Message.from_dict(m) for m in items),
+    "message": _message,
+    "usage": lambda data: _build(Usage, data),
+    "total": lambda data: _build(Usage, data),
+    "stats": lambda data: _stats(data) if isinstance(data, dict) else _build(RunStats, data),
+    "history": lambda items: tuple(_message(m) for m in items),
 }
 
 
 def event_from_dict(data: dict[str, Any]) -> Event | None:
-    """Rebuild an event from `event_to_dict` output; None for an unknown type."""
+    """Rebuild an event from `event_to_dict` output; None for an unknown type.
+
+    Raises ValueError (or TypeError) for a line whose fields do not fit the event.
+    """
     cls = EVENT_TYPES.get(str(data.get("type")))
     if cls is None:
         return None
-    names = {f.name for f in dataclasses.fields(cls)}
-    kwargs = {
+    decoded = {
         key: _DECODERS[key](value) if key in _DECODERS and value is not None else value
         for key, value in data.items()
-        if key in names
     }
-    return cls(**kwargs)
+    event: Event = _build(cls, decoded)
+    return event

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
+import re
 import types
 import typing
 from typing import Any, Literal, Union
@@ -24,6 +26,8 @@ def json_schema(annotation: Any) -> dict[str, Any]:
     """The JSON Schema for an annotation: str, int, float, bool, list, Literal, X | None."""
     if annotation in _SIMPLE:
         return {"type": _SIMPLE[annotation]}
+    if annotation is type(None):
+        return {"type": "null"}
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is Literal:
@@ -33,13 +37,15 @@ def json_schema(annotation: Any) -> dict[str, Any]:
         if len(kinds) == 1:
             schema["type"] = kinds.pop()
         return schema
-    if origin in (list, tuple, typing.Sequence) or annotation in (list, tuple):
-        item = args[0] if args else str
-        return {"type": "array", "items": json_schema(item)}
+    if _is_sequence(annotation):
+        item = _item_type(annotation)
+        return {"type": "array"} if item is Any else {"type": "array", "items": json_schema(item)}
     if _is_union(annotation):
         members = [a for a in args if a is not type(None)]
         if len(members) == 1:
             inner = json_schema(members[0])
+            if "enum" in inner:
+                inner = {**inner, "enum": [*inner["enum"], None]}
             if "type" in inner and isinstance(inner["type"], str):
                 return {**inner, "type": [inner["type"], "null"]}
             return {"anyOf": [inner, {"type": "null"}]}
@@ -47,6 +53,23 @@ def json_schema(annotation: Any) -> dict[str, Any]:
     if dataclasses.is_dataclass(annotation) and isinstance(annotation, type):
         return dataclass_schema(annotation)
     raise TypeError(f"unsupported parameter type for a tool: {annotation!r}")
+
+
+def _is_sequence(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    return origin in (list, tuple, collections.abc.Sequence) or annotation in (list, tuple)
+
+
+def _item_type(annotation: Any) -> Any:
+    """The element type of list[X], tuple[X, ...] or Sequence[X] (Any when bare)."""
+    args = typing.get_args(annotation)
+    if (
+        typing.get_origin(annotation) is tuple
+        and args
+        and not (len(args) == 2 and args[1] is Ellipsis)
+    ):
+        raise TypeError(f"fixed-length tuples are not supported for tools; use list: {annotation}")
+    return args[0] if args else Any
 
 
 def dataclass_schema(cls: type) -> dict[str, Any]:
@@ -105,8 +128,8 @@ def check_value(name: str, value: Any, annotation: Any) -> Any:
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value.strip())
+        if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]+\s*", value):
+            return int(value)
         raise wrong
     if annotation is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -116,11 +139,10 @@ def check_value(name: str, value: Any, annotation: Any) -> Any:
         if isinstance(value, str):
             return value
         raise wrong
-    if origin in (list, tuple, typing.Sequence) or annotation in (list, tuple):
+    if _is_sequence(annotation):
         if not isinstance(value, list):
             raise wrong
-        args = typing.get_args(annotation)
-        item = args[0] if args else Any
+        item = _item_type(annotation)
         return [check_value(f"{name}[{i}]", v, item) for i, v in enumerate(value)]
     if dataclasses.is_dataclass(annotation) and isinstance(annotation, type):
         if not isinstance(value, dict):

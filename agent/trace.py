@@ -26,7 +26,10 @@ class TraceWriter:
     ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = self.path.open("w", encoding="utf-8")
+        # backslashreplace: a lone surrogate (odd bytes in argv, say) becomes a JSON escape
+        self._file: IO[str] | None = self.path.open(
+            "w", encoding="utf-8", errors="backslashreplace"
+        )
         self._clock = clock
         self._start = clock()
         self._seq = 0
@@ -106,8 +109,11 @@ def read_trace(path: Path | str) -> Trace:
             continue
         try:
             data = json.loads(line)
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
             event = event_from_dict(data)
-        except (json.JSONDecodeError, TypeError, KeyError, ValueError):
+            moment = float(data.get("t", 0.0))
+        except (TypeError, KeyError, ValueError, AttributeError):  # JSONDecodeError too
             if number >= len(lines) - 1:
                 break  # the line being written when the run stopped
             raise TraceError(f"{file}: line {number} is damaged") from None
@@ -115,7 +121,7 @@ def read_trace(path: Path | str) -> Trace:
             trace.skipped += 1
             continue
         trace.events.append(event)
-        trace.times.append(float(data.get("t", 0.0)))
+        trace.times.append(moment)
     return trace
 
 

@@ -124,3 +124,25 @@ def test_terminal_marking_is_per_registry() -> None:
     terminal = registry.with_terminal("search")
     assert terminal["search"].terminal
     assert not registry["search"].terminal
+
+
+def test_schema_edge_types() -> None:
+    from agent.schema import json_schema
+
+    assert json_schema(int | str | None) == {
+        "anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]
+    }
+    assert json_schema(Literal["a", "b"] | None) == {
+        "enum": ["a", "b", None],
+        "type": ["string", "null"],
+    }
+    assert json_schema(tuple[int, ...]) == {"type": "array", "items": {"type": "integer"}}
+    assert json_schema(list) == {"type": "array"}
+
+
+def test_odd_numbers_from_the_model_are_observations_not_crashes() -> None:
+    registry = ToolRegistry([search])
+    for raw in ['"--5"', '"²"', '"1e3"', "true"]:
+        outcome = registry.call("search", f'{{"query": "q", "limit": {raw}}}', [Secret("t")])
+        assert outcome.error, raw
+        assert outcome.output.startswith("error: argument 'limit' must be an integer")

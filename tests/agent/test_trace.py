@@ -153,3 +153,35 @@ def test_an_unexpected_failure_still_ends_the_trace_as_an_error(
     final = read_trace(session.last_trace).events[-1]
     assert isinstance(final, RunFinished)
     assert (final.stop_reason, final.error) == ("error", "RuntimeError: boom")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "null",
+        '{"seq": 1, "t": 0.1, "type": "message", "step": 0, '
+        '"message": {"role": "user", "tool_calls": [5]}}',
+        '{"seq": 1, "t": "x", "type": "model_request", "step": 1, "n_messages": 2}',
+        '{"seq": 1, "t": 0.1, "type": "model_request", "step": "one", "n_messages": 2}',
+        '{"seq": 1, "t": 0.1, "type": "model_reply", "step": 1, "usage": {"prompt_tokens": "x"},'
+        ' "total": {}, "duration_s": 0.1}',
+    ],
+)
+def test_damaged_lines_are_trace_errors(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "t.jsonl"
+    header = '{"type": "header", "format": "docsagent-trace", "version": 1}'
+    path.write_text(f"{header}\n{line}\n{line}\n")
+    with pytest.raises(TraceError, match="line 2 is damaged"):
+        read_trace(path)
+
+
+def test_odd_characters_in_a_question_are_written_and_read_back(
+    ctx: DocsContext, tmp_path: Path
+) -> None:
+    turns = [reply(None, call("grep_docs", {"keyword": "\ud800"})), reply("none")]
+    session = make_session(ctx, tmp_path, *turns)
+    events = list(session.ask("timeouts \udcff"))
+    assert session.last_trace is not None
+    trace = read_trace(session.last_trace)
+    assert trace.header["question"] == "timeouts \udcff"
+    assert trace.events == events and trace.complete
