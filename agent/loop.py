@@ -90,7 +90,8 @@ class Agent:
 
         def finish(reason: StopReason, answer: str | None = None, **extra: Any) -> RunFinished:
             elapsed = round(self.clock() - began, 3)
-            stats = RunStats(step, tool_calls, total, elapsed, self.cost(total))
+            cost = self.cost(total) if total.total_tokens else None
+            stats = RunStats(step, tool_calls, total, elapsed, cost)
             return RunFinished(reason, answer, stats, **extra)
 
         try:
@@ -125,7 +126,11 @@ class Agent:
                 messages.append(reply.message)
                 yield MessageAppended(step, reply.message)
                 if not reply.message.tool_calls:
-                    yield finish("answered", reply.message.content or "")
+                    answer = reply.message.content or ""
+                    if answer.strip():
+                        yield finish("answered", answer)
+                    else:
+                        yield finish("error", error="the model sent an empty reply")
                     return
                 ended = None
                 for call in reply.message.tool_calls:

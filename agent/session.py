@@ -13,6 +13,7 @@ from agent.events import (
     Event,
     MessageAppended,
     ModelReplied,
+    ModelRequested,
     RunFinished,
     RunStats,
     ToolCallStarted,
@@ -32,6 +33,7 @@ class Session:
         self.trace_path = trace_path
         self.history: list[Message] = []
         self.last_trace: Path | None = None
+        self.last_finished: RunFinished | None = None
         self._cancel = threading.Event()
 
     def cancel(self) -> None:
@@ -69,7 +71,11 @@ class Session:
                     messages.append(event.message)
                 if isinstance(event, RunFinished):
                     finished = True
-                    self.history = messages
+                    self.last_finished = event
+                    if event.stop_reason == "answered":
+                        # Only a finished exchange joins the conversation: a dangling
+                        # question or tool call would make the next request invalid.
+                        self.history = messages
                 yield event
         except Exception as exc:  # a bug below us: the trace still says how the run ended
             ending = RunFinished("error", None, RunStats(), error=f"{type(exc).__name__}: {exc}")
@@ -77,7 +83,8 @@ class Session:
         finally:
             if not finished:
                 stats = seen.stats(time.monotonic() - began)
-                writer.write(dataclasses.replace(ending, stats=stats))
+                self.last_finished = dataclasses.replace(ending, stats=stats)
+                writer.write(self.last_finished)
             writer.close()
 
 
@@ -90,8 +97,9 @@ class _Tally:
         self.usage = Usage()
 
     def add(self, event: Event) -> None:
-        if isinstance(event, ModelReplied):
+        if isinstance(event, ModelRequested):
             self.steps = event.step
+        elif isinstance(event, ModelReplied):
             self.usage = event.total
         elif isinstance(event, ToolCallStarted):
             self.tool_calls += 1

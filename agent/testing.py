@@ -101,12 +101,19 @@ def load_script(path: Path | str) -> ScriptedModel:
     for number, item in enumerate(data, start=1):
         if not isinstance(item, dict) or not ({"content", "tool_calls"} & set(item)):
             raise ConfigError(f'script file {file}: turn {number} needs "content" or "tool_calls"')
+        if not isinstance(item.get("content"), (str, type(None))):
+            raise ConfigError(f'script file {file}: turn {number}: "content" must be text')
+        if not isinstance(item.get("tool_calls"), (list, type(None))):
+            raise ConfigError(f'script file {file}: turn {number}: "tool_calls" must be a list')
         calls = []
         for raw in item.get("tool_calls") or []:
             if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
                 raise ConfigError(
                     f"script file {file}: turn {number} has a tool call without a name"
                 )
+            if not isinstance(raw.get("arguments"), (dict, str, type(None))):
+                problem = f"turn {number}: the arguments of {raw['name']} must be an object"
+                raise ConfigError(f"script file {file}: {problem}")
             calls.append(call(raw["name"], raw.get("arguments"), id=str(raw.get("id", ""))))
         turns.append(reply(item.get("content"), *calls))
     return ScriptedModel(turns, name=f"script:{file.name}")

@@ -133,6 +133,7 @@ def test_a_model_failure_exits_1_with_one_line_and_a_closed_trace(
         ("no-script", "script file not found"),
         ("bad-json", "is not valid JSON: line 1"),
         ("bad-shape", 'turn 1 needs "content" or "tool_calls"'),
+        ("bad-content", 'turn 1: "content" must be text'),
     ],
 )
 def test_bad_inputs_exit_2_with_one_clear_line(
@@ -149,6 +150,8 @@ def test_bad_inputs_exit_2_with_one_clear_line(
     elif setup == "bad-json":
         (tmp_path / "bad.json").write_text("[{")
         model = f"script:{tmp_path / 'bad.json'}"
+    elif setup == "bad-content":
+        model = script(tmp_path, [{"content": 5}])
     else:
         model = script(tmp_path, [{"text": "hi"}])  # type: ignore[list-item]
     code, out, err = ask("How?", "--docs", folder, "--model", model)

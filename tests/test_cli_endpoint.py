@@ -191,5 +191,6 @@ def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
     assert out == ""
     assert "Traceback" not in err and KEY not in err
     assert err.splitlines()[-1] == "docsagent: interrupted"
+    assert err.splitlines()[-2].startswith("cancelled after 1 step · 0 tool calls")
     final = the_trace(env)[-1]
     assert isinstance(final, RunFinished) and final.stop_reason == "cancelled"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import threading
@@ -154,22 +155,20 @@ def _run(session: Any, question: str) -> RunFinished:
     cancel = threading.Event()
     events = session.ask(question, cancel=cancel)
     finished = RunFinished("cancelled", None, RunStats(), error="interrupted")
+    unexpected = None
     try:
         for event in events:
             printer(event)
-            if isinstance(event, RunFinished):
-                finished = event
     except KeyboardInterrupt:
         cancel.set()
     except AgentError:
         pass  # the run's last event already carries the error
     except Exception as exc:  # a bug: one line and where the trace is, not a traceback
-        stats = finished.stats
-        error = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
-        finished = RunFinished("error", None, stats, error=error)
+        unexpected = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
     finally:
         events.close()
-    return finished
+    finished = session.last_finished or finished
+    return dataclasses.replace(finished, error=unexpected) if unexpected else finished
 
 
 def _report(finished: RunFinished, session: Any, *, as_json: bool, docs: Path) -> None:

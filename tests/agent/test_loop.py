@@ -275,3 +275,14 @@ def test_cost_is_reported_when_a_price_is_known(ctx: DocsContext) -> None:
     plain, _ = agent_for(ctx, reply("done"))
     last = list(plain.run("q"))[-1]
     assert isinstance(last, RunFinished) and last.stats.cost_usd is None
+
+
+def test_an_empty_reply_is_an_error_not_an_answer(ctx: DocsContext) -> None:
+    agent, _ = agent_for(ctx, reply("  "))
+    final = list(agent.run("q"))[-1]
+    assert isinstance(final, RunFinished)
+    assert (final.stop_reason, final.answer, final.error) == (
+        "error",
+        None,
+        "the model sent an empty reply",
+    )

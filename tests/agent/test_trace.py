@@ -185,3 +185,19 @@ def test_odd_characters_in_a_question_are_written_and_read_back(
     trace = read_trace(session.last_trace)
     assert trace.header["question"] == "timeouts \udcff"
     assert trace.events == events and trace.complete
+
+
+def test_only_answered_exchanges_join_the_conversation(ctx: DocsContext, tmp_path: Path) -> None:
+    from agent.errors import BadRequestError
+
+    session = make_session(
+        ctx, tmp_path, BadRequestError("too long"), reply(None, call("list_docs")), reply("ok")
+    )
+    with pytest.raises(BadRequestError):
+        list(session.ask("first"))
+    list(session.ask("second"))
+    model = session.agent.model
+    assert isinstance(model, ScriptedModel)
+    assert [m.role for m in model.requests[1]] == ["system", "user"]
+    assert session.last_finished is not None and session.last_finished.answer == "ok"
+    assert [m.content for m in session.history if m.role == "user"] == ["second"]
