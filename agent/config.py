@@ -47,6 +47,7 @@ class Config:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
     max_steps: int = DEFAULT_MAX_STEPS
+    token_budget: int | None = None
     stream: bool = True
     timeout: float = 60.0
     max_retries: int = 3
@@ -99,6 +100,7 @@ def build_agent(config: Config, *, model: Model | None = None) -> Agent:
         docs_registry(),
         context=[DocsContext(corpus)],
         max_steps=config.max_steps,
+        token_budget=config.token_budget,
         cost=partial(estimate_cost, config.model, extra=config.prices),
         docs=str(config.docs),
         endpoint=config.endpoint,

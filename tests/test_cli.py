@@ -245,3 +245,22 @@ def test_the_samples_work_on_the_bundled_manual() -> None:
     data = json.loads(out)
     assert data["stop_reason"] == "answered"
     assert data["citations"] and all(c["valid"] for c in data["citations"])
+
+
+def test_options_before_the_command_count_too(docs: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["--docs", str(tmp_path / "nope"), "ask", "q"])
+    assert result.exit_code == 2
+    assert "docs folder not found" in result.stderr
+    model = script(tmp_path, TURNS)
+    result = CliRunner().invoke(app, ["--docs", str(docs), "--model", model, "ask", "How?"])
+    assert (result.exit_code, result.stdout) == (0, ANSWER + "\n")
+
+
+def test_a_token_budget_stops_the_run_with_exit_3(docs: Path, tmp_path: Path) -> None:
+    code, out, err = ask(
+        "How?", "--docs", str(docs), "--model", script(tmp_path, TURNS), "--max-tokens", "10"
+    )
+    assert code == 3
+    assert out == ""
+    assert err.splitlines()[-2].startswith("stopped: token budget after 1 step")
+    assert err.splitlines()[-1] == "docsagent: token budget of 10 used up"

@@ -17,6 +17,7 @@ from tui.options import (
     BaseUrl,
     Docs,
     MaxSteps,
+    MaxTokens,
     Model,
     NoStream,
     Options,
@@ -62,6 +63,7 @@ def main_callback(
     model: Model = None,
     base_url: BaseUrl = None,
     max_steps: MaxSteps = 8,
+    max_tokens: MaxTokens = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     timeout: Timeout = 60.0,
@@ -72,12 +74,12 @@ def main_callback(
 ) -> None:
     """Open the TUI (no question yet). Commands: ask, tui, replay."""
     if ctx.invoked_subcommand is None:
-        options = Options(docs, model, base_url, max_steps, trace_dir, no_stream, timeout)
-        _open_tui(options, None)
+        _open_tui(Options.from_context(ctx), None)
 
 
 @app.command()
 def tui(
+    ctx: typer.Context,
     question: Annotated[
         str | None, typer.Option("-q", "--question", help="Start this question at once.")
     ] = None,
@@ -85,13 +87,13 @@ def tui(
     model: Model = None,
     base_url: BaseUrl = None,
     max_steps: MaxSteps = 8,
+    max_tokens: MaxTokens = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     timeout: Timeout = 60.0,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
-    options = Options(docs, model, base_url, max_steps, trace_dir, no_stream, timeout)
-    _open_tui(options, question)
+    _open_tui(Options.from_context(ctx), question)
 
 
 def _open_tui(options: Options, question: str | None) -> None:
@@ -109,11 +111,13 @@ def _open_tui(options: Options, question: str | None) -> None:
 
 @app.command()
 def ask(
+    ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="The question to answer from the docs.")],
     docs: Docs = None,
     model: Model = None,
     base_url: BaseUrl = None,
     max_steps: MaxSteps = 8,
+    max_tokens: MaxTokens = None,
     trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
@@ -128,9 +132,8 @@ def ask(
 
     if not question.strip():
         raise _fail("the question is empty", EXIT_USAGE)
-    options = Options(docs, model, base_url, max_steps, trace_dir, no_stream, timeout)
     try:
-        config, notice = make_config(options)
+        config, notice = make_config(Options.from_context(ctx))
         agent = build_agent(config)
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None

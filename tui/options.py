@@ -5,11 +5,12 @@ This is the only place that reads the environment.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -56,6 +57,16 @@ MaxSteps = Annotated[
         envvar="DOCSAGENT_MAX_STEPS",
         min=1,
         help="Bound on model calls per question.",
+    ),
+]
+MaxTokens = Annotated[
+    int | None,
+    typer.Option(
+        "--max-tokens",
+        envvar="DOCSAGENT_MAX_TOKENS",
+        min=1,
+        help="Stop a question once it has used this many tokens (prompt + completion).",
+        show_default=False,
     ),
 ]
 TracePath = Annotated[
@@ -107,6 +118,24 @@ class Options:
     trace_dir: Path | None = None
     no_stream: bool = False
     timeout: float = 60.0
+    max_tokens: int | None = None
+
+    @classmethod
+    def from_context(cls, ctx: typer.Context) -> Options:
+        """The options of a command, taking any given before the command name as well."""
+        names = [f.name for f in dataclasses.fields(cls)]
+        values = {name: ctx.params[name] for name in names if name in ctx.params}
+        parent = ctx.parent
+        if parent is not None:
+            for name in names:
+                if _given(parent, name) and not _given(ctx, name):
+                    values[name] = parent.params[name]
+        return cls(**values)
+
+
+def _given(ctx: Any, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name in {"COMMANDLINE", "ENVIRONMENT"}
 
 
 def make_config(
@@ -132,6 +161,7 @@ def make_config(
         base_url=options.base_url or env.get("OPENAI_BASE_URL") or None,
         api_key=api_key,
         max_steps=options.max_steps,
+        token_budget=options.max_tokens,
         stream=not options.no_stream,
         timeout=options.timeout,
         trace_dir=options.trace_dir or default_trace_dir(),
