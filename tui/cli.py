@@ -81,7 +81,8 @@ def main_callback(
 def tui(
     ctx: typer.Context,
     question: Annotated[
-        str | None, typer.Option("-q", "--question", help="Start this question at once.")
+        str | None,
+        typer.Option("-q", "--question", metavar="QUESTION", help="Start this question at once."),
     ] = None,
     docs: Docs = None,
     model: Model = None,
@@ -112,7 +113,9 @@ def _open_tui(options: Options, question: str | None) -> None:
 @app.command()
 def ask(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="The question to answer from the docs.")],
+    question: Annotated[
+        str, typer.Argument(metavar="QUESTION", help="The question to answer from the docs.")
+    ],
     docs: Docs = None,
     model: Model = None,
     base_url: BaseUrl = None,
@@ -226,8 +229,12 @@ def _print_answer(answer: str) -> None:
 
 @app.command()
 def replay(
-    trace: Annotated[Path, typer.Argument(help="A trace file (.jsonl) written by docsagent.")],
-    speed: Annotated[float, typer.Option("--speed", min=0.01, help="Playback speed.")] = 1.0,
+    trace: Annotated[
+        Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
+    ],
+    speed: Annotated[
+        float, typer.Option("--speed", metavar="X", min=0.01, help="Playback speed.")
+    ] = 1.0,
     instant: Annotated[
         bool, typer.Option("--instant", help="Show the final state at once.")
     ] = False,

@@ -27,6 +27,7 @@ Docs = Annotated[
     Path | None,
     typer.Option(
         "--docs",
+        metavar="PATH",
         envvar="DOCSAGENT_DOCS",
         help="Docs folder to answer from [default: the bundled manual].",
         show_default=False,
@@ -36,6 +37,7 @@ Model = Annotated[
     str | None,
     typer.Option(
         "--model",
+        metavar="NAME",
         envvar="LLM_MODEL",
         help="Model name; 'offline' = the embedded model; 'script:FILE' = a scripted model.",
         show_default=False,
@@ -45,6 +47,7 @@ BaseUrl = Annotated[
     str | None,
     typer.Option(
         "--base-url",
+        metavar="URL",
         envvar=["LLM_BASE_URL", "OPENAI_BASE_URL"],
         help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.",
         show_default=False,
@@ -54,6 +57,7 @@ MaxSteps = Annotated[
     int,
     typer.Option(
         "--max-steps",
+        metavar="N",
         envvar="DOCSAGENT_MAX_STEPS",
         min=1,
         help="Bound on model calls per question.",
@@ -63,6 +67,7 @@ MaxTokens = Annotated[
     int | None,
     typer.Option(
         "--max-tokens",
+        metavar="N",
         envvar="DOCSAGENT_MAX_TOKENS",
         min=1,
         help="Stop a question once it has used this many tokens (prompt + completion).",
@@ -73,6 +78,7 @@ TracePath = Annotated[
     Path | None,
     typer.Option(
         "--trace",
+        metavar="FILE",
         help="Write this run's trace here [default: the trace folder].",
         show_default=False,
         dir_okay=False,
@@ -82,6 +88,7 @@ TraceDir = Annotated[
     Path | None,
     typer.Option(
         "--trace-dir",
+        metavar="DIR",
         envvar="DOCSAGENT_TRACE_DIR",
         help="Where traces are saved [default: ~/.local/state/docsagent/traces].",
         show_default=False,
@@ -100,6 +107,7 @@ Timeout = Annotated[
     float,
     typer.Option(
         "--timeout",
+        metavar="SECONDS",
         envvar="DOCSAGENT_TIMEOUT",
         min=0.1,
         help="Seconds to wait for the endpoint (also between streamed chunks).",
