@@ -6,7 +6,7 @@ It emits typed events and imports nothing from textual, rich or typer.
 from __future__ import annotations
 
 from agent.citations import Citation, find_citations
-from agent.config import Config, build_agent, build_model, default_docs, default_trace_dir
+from agent.config import OFFLINE, Config, build_agent, build_model, default_docs, default_trace_dir
 from agent.corpus import Corpus
 from agent.docs_tools import DocsContext, docs_registry, grep_docs, list_docs, read_doc
 from agent.errors import (
@@ -36,6 +36,7 @@ from agent.loop import SYSTEM_PROMPT, Agent
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Model, Reply, Retry
 from agent.observation import RunResult, truncate
+from agent.pricing import estimate_cost, parse_prices
 from agent.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
 from agent.session import Session
 from agent.trace import Trace, TraceWriter, read_trace
@@ -57,6 +58,7 @@ __all__ = [
     "ModelError",
     "ModelReplied",
     "ModelRequested",
+    "OFFLINE",
     "Reply",
     "Retry",
     "RetryScheduled",
@@ -85,11 +87,13 @@ __all__ = [
     "default_docs",
     "default_trace_dir",
     "docs_registry",
+    "estimate_cost",
     "event_from_dict",
     "event_to_dict",
     "find_citations",
     "grep_docs",
     "list_docs",
+    "parse_prices",
     "read_doc",
     "read_trace",
     "tool",

@@ -33,7 +33,7 @@ class Corpus:
             raise ConfigError(f"not a folder: {path} (--docs wants a folder of docs)")
         corpus = cls(path.resolve())
         if not corpus.paths():
-            raise ConfigError(f"no docs in {path}: expected .md, .rst or .txt files")
+            raise ConfigError(f"no docs in {path}: expected .md, .markdown, .rst or .txt files")
         return corpus
 
     def paths(self) -> list[str]:
@@ -73,7 +73,7 @@ class Corpus:
         if not target.is_file():
             raise OutsideDocs(f"no file '{path}' in the docs")
         if rel not in self._path_set():
-            raise OutsideDocs(f"'{path}' is not a doc (only .md, .rst and .txt files are)")
+            raise OutsideDocs(f"'{path}' is not a doc (docs are .md, .markdown, .rst and .txt)")
         return rel
 
     def _path_set(self) -> frozenset[str]:

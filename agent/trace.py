@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -52,16 +52,6 @@ class TraceWriter:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-
-def record(events: Iterable[Event], writer: TraceWriter) -> Iterator[Event]:
-    """Pass events through, writing each to the trace first; closes the trace at the end."""
-    try:
-        for event in events:
-            writer.write(event)
-            yield event
-    finally:
-        writer.close()
 
 
 @dataclass

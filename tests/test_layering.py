@@ -39,13 +39,16 @@ def test_no_module_under_agent_imports_a_ui_library() -> None:
     assert offenders == []
 
 
-def test_tui_uses_only_the_public_agent_modules() -> None:
+def test_tui_uses_only_the_public_agent_names() -> None:
+    import agent
+
     private = []
     for path in (ROOT / "tui").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if not (isinstance(node, ast.ImportFrom) and node.module):
-                continue
-            parts = node.module.split(".")
-            if parts[0] == "agent" and any(part.startswith("_") for part in parts):
-                private.append(f"{path.name}: {node.module}")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "agent":
+                private += [
+                    f"{path.name}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name not in agent.__all__
+                ]
     assert private == []

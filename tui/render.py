@@ -114,7 +114,8 @@ def entry_text(entry: SystemEntry | UserEntry | NoticeEntry, width: int = 100) -
 
 def turn_label(step: int, streaming: bool) -> Text:
     """The label above an assistant turn."""
-    label = Text(f"assistant · step {step}", "bold green")
+    where = f"step {step}" if step else "earlier"
+    label = Text(f"assistant · {where}", "bold green")
     if streaming:
         label.append("  …", "yellow")
     return label

@@ -161,6 +161,7 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
         step=0,
         tool_calls=0,
         usage=Usage(),
+        cost_usd=None,
         elapsed_s=None,
         answer=None,
         error=None,

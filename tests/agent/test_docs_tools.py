@@ -106,7 +106,7 @@ def test_misspelled_file_points_at_list_docs(ctx: DocsContext) -> None:
         ("../../etc/passwd", "is outside the docs folder"),
         ("/etc/passwd", "is an absolute path; paths are relative to the docs"),
         ("escape.md", "is outside the docs folder"),
-        ("LICENSE.md", "is not a doc (only .md, .rst and .txt files are)"),
+        ("LICENSE.md", "is not a doc (docs are .md, .markdown, .rst and .txt)"),
     ],
 )
 def test_paths_outside_the_docs_are_refused(

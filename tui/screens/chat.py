@@ -49,6 +49,10 @@ class ChatScreen(TraceScreen):
         self._reset_pending = False
         self._cancel = threading.Event()
         self._started = 0.0
+        self.state = self._fresh_state()
+
+    def _fresh_state(self) -> ViewState:
+        return ViewState(max_steps=self.session.agent.max_steps)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(docs=self.docs, model=self.model, mode=self.mode)
@@ -162,7 +166,7 @@ class ChatScreen(TraceScreen):
             self.session.reset()
         self.run_id += 1
         self.running = False
-        self.state = ViewState()
+        self.state = self._fresh_state()
         self.query_one(MessageList).clear_entries()
         self.render_state()
         self.query_one(Input).focus()

@@ -108,10 +108,3 @@ class MessageList(VerticalScroll):
         """The tool card that has focus, if any."""
         focused = self.screen.focused
         return focused if isinstance(focused, ToolCard) else None
-
-    def answer_text(self) -> str | None:
-        """The latest answer's Markdown source."""
-        for widget in reversed(self.shown):
-            if isinstance(widget, TurnView) and (text := widget.answer_text()) is not None:
-                return text
-        return None

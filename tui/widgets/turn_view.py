@@ -61,7 +61,3 @@ class TurnView(Vertical):
         new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(cards) :]]
         if new:
             self.mount_all(new)
-
-    def answer_text(self) -> str | None:
-        """The answer's Markdown source, when this turn is the answer."""
-        return self.entry.text if self.entry.answer else None
