@@ -72,9 +72,18 @@ def replay_app(
     )
 
 
-def run_tui(config: Config, *, question: str | None = None, notice: str | None = None) -> int:
-    """Open the TUI on a new conversation; start `question` at once if given."""
-    session = Session(build_agent(config), trace_dir=config.trace_dir)
+def run_tui(
+    config: Config,
+    *,
+    question: str | None = None,
+    notice: str | None = None,
+    trace: Path | None = None,
+) -> int:
+    """Open the TUI on a new conversation; start `question` at once if given.
+
+    `trace` names the first question's trace file; later ones go to the trace folder.
+    """
+    session = Session(build_agent(config), trace_dir=config.trace_dir, trace_path=trace)
     chat_app(session, config, question=question, notice=notice).run()
     return 0
 

@@ -64,6 +64,7 @@ def main_callback(
     base_url: BaseUrl = None,
     max_steps: MaxSteps = 8,
     max_tokens: MaxTokens = None,
+    trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     timeout: Timeout = 60.0,
@@ -74,7 +75,7 @@ def main_callback(
 ) -> None:
     """Open the TUI (no question yet). Commands: ask, tui, replay."""
     if ctx.invoked_subcommand is None:
-        _open_tui(Options.from_context(ctx), None)
+        _open_tui(Options.from_context(ctx), None, trace)
 
 
 @app.command()
@@ -89,22 +90,23 @@ def tui(
     base_url: BaseUrl = None,
     max_steps: MaxSteps = 8,
     max_tokens: MaxTokens = None,
+    trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     timeout: Timeout = 60.0,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
-    _open_tui(Options.from_context(ctx), question)
+    _open_tui(Options.from_context(ctx), question, trace)
 
 
-def _open_tui(options: Options, question: str | None) -> None:
+def _open_tui(options: Options, question: str | None, trace: Path | None) -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise _fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
     try:
         config, notice = make_config(options)
         from tui.app import run_tui
 
-        code = run_tui(config, question=question, notice=notice)
+        code = run_tui(config, question=question, notice=notice, trace=trace)
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     raise typer.Exit(code)
