@@ -3,14 +3,21 @@
 The formats are those of `agent.docs_tools`: `list_docs` lines (`path  (N lines)  Title`),
 `grep_docs` hits (`path:LINE: text`) with, past the cap, a line of per-doc match counts,
 and `read_doc` pages (`path lines A-B of N` then `  12| text`). A truncation marker
-(`[... truncated: ...]`) and the lines it may have cut are ignored.
+(`[... truncated: ...]`) and the lines it may have cut are ignored. `findings` gathers
+them from the conversation since the last question.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent.messages import Message, ToolCall
+from agent.textutil import count_terms
 
 _LISTING = re.compile(r"^(?P<path>\S.*?)\s+\((?P<n>\d+) lines?\)(?:\s+(?P<title>.*))?$")
 _HIT = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):\s?(?P<text>.*)$")
@@ -23,6 +30,7 @@ _NONE = re.compile(r"^no matches for .* in (?P<docs>\d+) docs")
 _HEADER = re.compile(r"^(?P<path>\S.*?) lines (?P<a>\d+)-(?P<b>\d+) of (?P<n>\d+)\s*$")
 _NUMBERED = re.compile(r"^\s*(?P<n>\d+)\|(?: (?P<text>.*))?$")
 _MARKER = re.compile(r"^\[\.\.\.\s*truncated")
+_CAMEL = re.compile(r"([a-z])([A-Z])")
 
 
 @dataclass(frozen=True)
@@ -152,3 +160,95 @@ def merge_scoped(
         hits = tuple(sorted(set(base.hits) | set(result.hits), key=lambda h: (h.path, h.line)))
         merged[result.keyword] = replace(base, hits=hits)
     return merged
+
+
+def as_words(result: GrepResult) -> GrepResult:
+    """The search with only the hits where its keyword occurs as a word or a form of one.
+
+    `grep_docs` matches text inside longer words (`capital` in "capitalization"); a part
+    of a CamelCase name counts as a word. A hit cut short before the keyword is kept.
+    Past the cap, the total and per-doc counts are scaled by the share kept of each
+    doc's hits shown (of all hits shown, for the others); if none is kept, the total is
+    what the cap hid, words or not: unknown, so the keyword is not known to be missing.
+    """
+    needle = result.keyword.lower()
+
+    def kept(hit: Hit) -> bool:
+        if needle not in hit.text.lower():
+            return True
+        split = _CAMEL.sub(r"\1 \2", hit.text)  # a TimeoutException is an exception
+        return any(count_terms(text, (result.keyword,)) for text in (hit.text, split))
+
+    hits = tuple(hit for hit in result.hits if kept(hit))
+    if len(hits) == len(result.hits):
+        return result
+    if not hits:  # none shown is a word; those the cap or a truncation hid may be
+        return replace(result, hits=(), total=result.total - len(result.hits) + result.cut)
+    share = len(hits) / len(result.hits)
+    shown, kept_here = result.shown(), replace(result, hits=hits).shown()
+
+    def scaled(path: str, n: int) -> int:
+        here = kept_here.get(path, 0) / shown[path] if path in shown else share
+        return max(kept_here.get(path, 0), math.ceil(n * here))
+
+    per_doc = tuple((path, scaled(path, n)) for path, n in result.per_doc if scaled(path, n))
+    more = math.ceil(result.more_docs * share)
+    total = max(len(hits), math.ceil(result.total * share))
+    return replace(result, hits=hits, total=total, per_doc=per_doc, more_docs=more)
+
+
+@dataclass
+class Findings:
+    """What the conversation since the last user message tells the offline model."""
+
+    question: str = ""
+    asked: int = 0
+    turn: int = 1
+    read_rounds: int = 0
+    search_rounds: int = 0
+    docs: list[DocInfo] = field(default_factory=list)
+    greps: dict[str, GrepResult] = field(default_factory=dict)
+    scoped: list[GrepResult] = field(default_factory=list)
+    pages: dict[str, dict[int, str]] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+    reads: list[str] = field(default_factory=list)
+
+
+def _arguments(call: ToolCall) -> dict[str, Any]:
+    try:
+        data = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def findings(messages: Sequence[Message]) -> Findings:
+    """The question (and how many were asked), and the tool observations that followed it."""
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    last_user = users[-1] if users else -1
+    found = Findings(question=messages[last_user].content or "" if users else "", asked=len(users))
+    calls: dict[str, ToolCall] = {}
+    for message in messages[last_user + 1 :]:
+        if message.role == "assistant":
+            found.turn += 1
+            calls.update((c.id, c) for c in message.tool_calls)
+            found.read_rounds += any(c.name == "read_doc" for c in message.tool_calls)
+            found.search_rounds += any(c.name == "grep_docs" for c in message.tool_calls)
+        elif message.role == "tool" and message.tool_call_id in calls:
+            call, text = calls[message.tool_call_id], message.content or ""
+            args = _arguments(call)
+            if call.name == "list_docs":
+                found.docs = parse_listing(text)
+            elif call.name == "grep_docs" and "keyword" in args:
+                keyword, path = str(args["keyword"]), args.get("path")
+                result = parse_grep(keyword, text, path=str(path) if path else None)
+                if result.path is None:
+                    found.greps[keyword] = result
+                else:
+                    found.scoped.append(result)
+            elif call.name == "read_doc" and (page := parse_page(text)) is not None:
+                found.pages.setdefault(page.path, {}).update(page.lines)
+                found.sizes[page.path] = page.total or 0
+                first, last = min(page.lines, default=0), max(page.lines, default=0)
+                found.reads.append(f"{page.path}:{first}-{last}")
+    return found

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from agent.evidence import DocInfo, GrepResult
 from agent.passages import Passage
-from agent.textutil import count_terms, stem, tokens
+from agent.textutil import Query, count_terms, stem, tokens
 
 _HEADING = re.compile(r"^#{2,6}\s")
 
@@ -51,6 +51,18 @@ def term_weights(
         if bigram in weights and parts:
             weights[bigram] = min(weights[bigram], *parts)
     return weights
+
+
+def uncovered(query: Query, weights: Mapping[str, float], greps: Mapping[str, GrepResult]) -> float:
+    """The share of the question's term weight that no doc holds as a word.
+
+    `greps` are word matches (`as_words`). A term in no doc weighs like the rarest term
+    found, so it is one of the question's main terms: no passage can cover its share.
+    """
+    terms = tuple(dict.fromkeys(query.phrases + query.terms))
+    total = sum(weights.get(t, 1.0) for t in terms)
+    missing = sum(weights.get(t, 1.0) for t in terms if t in greps and not greps[t].total)
+    return missing / total if total else 0.0
 
 
 def _hits_by_file(greps: Mapping[str, GrepResult]) -> dict[str, dict[int, str]]:

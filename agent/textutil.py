@@ -26,7 +26,14 @@ _STOPWORDS = frozenset(
 _FRAMING = frozenset("kind kinds type types sort sorts variety varieties different".split())
 _LISTING = frozenset("kinds types sorts varieties which list options available".split())
 _PROTECTED = frozenset("https dns ssl tls class less unless always status bus gas".split())
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9_./+#-]*[a-z0-9+#]|[a-z0-9]")
+_TOKEN = re.compile(r"[^\W_][\w./+#-]*(?:[^\W_]|[+#])|[^\W_]")
+# What may follow a stem within one word: the endings of its inflections and close
+# derivations (timeout-s, repla-yed, verif-ication, configur-ing), not a new word part
+# (capital-ization, life-span). A doubled final consonant is allowed (log-ging).
+_ENDING = re.compile(
+    r"(?:(?:ic)?at(?:e|ing|ions?)|ic|ie|e|y|i)?(?:s|es|d|ed|ing|ings|ions?|ers?|ly)?"
+)
+_LETTERS = r"[^\W\d_]*"
 _QUOTED = re.compile(r"\"([^\"]+)\"|`([^`]+)`|(?<![a-z])'([^']+)'(?![a-z])")
 
 
@@ -132,16 +139,31 @@ def term_pattern(term: str) -> re.Pattern[str]:
     """A case-insensitive pattern for `term` at a word start, lenient about punctuation.
 
     `http/2` also matches `http2` and `HTTP-2`; `event hook` also matches `event_hooks`.
+    The group `rest` holds the letters after the term up to the end of the word.
     """
     body = r"[\s_-]+".join(_lenient(part) for part in term.lower().split())
-    return re.compile(r"(?<![a-z0-9])" + body, re.IGNORECASE)
+    return re.compile(r"(?<![^\W_])" + body + f"(?P<rest>{_LETTERS})", re.IGNORECASE)
+
+
+def is_form(term: str, rest: str) -> bool:
+    """Whether `term` followed by the letters `rest` is a form of the term's word.
+
+    A stem matches its inflections (`timeout` → timeouts, `repla` → replayed) but not
+    a longer, unrelated word (`capital` → capitalization).
+    """
+    rest = rest.lower()
+    if not rest or not term[-1:].isalpha():
+        return True
+    if len(rest) > 1 and rest[0] == term[-1] and rest[0] not in "aeiouy":
+        rest = rest[1:]  # a doubled final consonant: log-ging, set-ting
+    return _ENDING.fullmatch(rest) is not None
 
 
 def count_terms(text: str, terms: tuple[str, ...]) -> dict[str, int]:
-    """How often each term occurs at a word start in `text` (absent terms omitted)."""
+    """How often each term occurs as a word, or a form of one, in `text` (absent terms omitted)."""
     counts: dict[str, int] = {}
     for term in terms:
-        found = len(term_pattern(term).findall(text))
+        found = sum(is_form(term, m["rest"]) for m in term_pattern(term).finditer(text))
         if found:
             counts[term] = found
     return counts

@@ -10,6 +10,11 @@ decides the next step from the tool observations there.
 4. maybe read on once, if the best passage runs off the edge of what was read;
 5. answer: quote the best passage and cite it as `path:start-end`, or say plainly
    that the docs do not seem to cover the question.
+
+A search hit counts only where the term is a word or a form of one (`capital` is not in
+"capitalization"). A term no doc holds weighs like the rarest term found; when such terms
+leave less than `MIN_COVERAGE` of the question's weight, the docs do not cover it, and
+neither do they when no passage read holds that much.
 """
 
 from __future__ import annotations
@@ -18,10 +23,9 @@ import json
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from agent.evidence import DocInfo, GrepResult, merge_scoped, parse_grep, parse_listing, parse_page
+from agent.evidence import Findings, GrepResult, as_words, findings, merge_scoped
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Reply, ToolSchema, estimate_usage
 from agent.passages import Block, Passage, best_passage, text_score
@@ -31,11 +35,12 @@ from agent.retrieval import (
     rank_files,
     read_on,
     term_weights,
+    uncovered,
 )
 from agent.textutil import Query, parse_query, tokens
 
-MIN_COVERAGE = 0.45
-"""The share of the question's term weight a passage must contain to be an answer."""
+MIN_COVERAGE = 0.55
+"""The share of the question's term weight a passage must contain to be an answer: most."""
 
 _Weights = Mapping[str, float]
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`\"(\[])")
@@ -46,61 +51,7 @@ _COMMENT = re.compile(r"\s+#\s.*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-@dataclass
-class _State:
-    """What the conversation since the last user message tells the model."""
-
-    question: str = ""
-    turn: int = 1
-    read_rounds: int = 0
-    docs: list[DocInfo] = field(default_factory=list)
-    greps: dict[str, GrepResult] = field(default_factory=dict)
-    scoped: list[GrepResult] = field(default_factory=list)
-    search_rounds: int = 0
-    pages: dict[str, dict[int, str]] = field(default_factory=dict)
-    sizes: dict[str, int] = field(default_factory=dict)
-    reads: list[str] = field(default_factory=list)
-
-
-def _arguments(call: ToolCall) -> dict[str, Any]:
-    try:
-        data = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _state(messages: Sequence[Message]) -> _State:
-    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
-    state = _State(question=messages[last_user].content or "" if last_user >= 0 else "")
-    calls: dict[str, ToolCall] = {}
-    for message in messages[last_user + 1 :]:
-        if message.role == "assistant":
-            state.turn += 1
-            calls.update((c.id, c) for c in message.tool_calls)
-            state.read_rounds += any(c.name == "read_doc" for c in message.tool_calls)
-            state.search_rounds += any(c.name == "grep_docs" for c in message.tool_calls)
-        elif message.role == "tool" and message.tool_call_id in calls:
-            call, text = calls[message.tool_call_id], message.content or ""
-            args = _arguments(call)
-            if call.name == "list_docs":
-                state.docs = parse_listing(text)
-            elif call.name == "grep_docs" and "keyword" in args:
-                keyword, path = str(args["keyword"]), args.get("path")
-                result = parse_grep(keyword, text, path=str(path) if path else None)
-                if result.path is None:
-                    state.greps[keyword] = result
-                else:
-                    state.scoped.append(result)
-            elif call.name == "read_doc" and (page := parse_page(text)) is not None:
-                state.pages.setdefault(page.path, {}).update(page.lines)
-                state.sizes[page.path] = page.total or 0
-                first, last = min(page.lines, default=0), max(page.lines, default=0)
-                state.reads.append(f"{page.path}:{first}-{last}")
-    return state
-
-
-def _n_docs(state: _State) -> int:
+def _n_docs(state: Findings) -> int:
     if state.docs:
         return len(state.docs)
     counted = [g.n_docs for g in state.greps.values() if g.n_docs]
@@ -188,7 +139,7 @@ def _quote(passage: Passage, lines: Mapping[int, str]) -> str:
 def _answer(
     passage: Passage,
     others: list[Passage],
-    state: _State,
+    state: Findings,
     query: Query,
     weights: Mapping[str, float],
 ) -> str:
@@ -203,11 +154,19 @@ def _answer(
     return f"{head}\n\n{_quote(passage, state.pages[passage.path])}\n\n{source}"
 
 
-def _not_found(state: _State, query: Query) -> str:
-    searched = ", ".join(
-        f"`{k}` ({g.total} matches)" if g.total else f"`{k}` (no matches)"
-        for k, g in state.greps.items()
-    )
+def _matches(raw: GrepResult, words: GrepResult) -> str:
+    """What one search found, e.g. "3 matches" or "1 match, only inside other words"."""
+    if not raw.total:
+        return "no matches"
+    n = words.total if words.hits else raw.total
+    found = f"{n} match" + ("" if n == 1 else "es")
+    if words.hits:
+        return found
+    return found + (", none shown as a word" if words.total else ", only inside other words")
+
+
+def _not_found(state: Findings, query: Query) -> str:
+    searched = ", ".join(f"`{k}` ({_matches(g, as_words(g))})" for k, g in state.greps.items())
     read = f", and read {', '.join(state.reads)}" if state.reads else ""
     return (
         f'The docs don\'t seem to cover this: nothing in them answers "{query.text.strip()}". '
@@ -232,7 +191,7 @@ class OfflineModel:
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         """Yield the next step: tool calls, or the answer streamed in a few pieces."""
-        state = _state(messages)
+        state = findings(messages)
         step = self._step(state, {t.get("function", {}).get("name", "") for t in tools})
         if isinstance(step, str):
             pieces = step.split("\n\n")
@@ -244,7 +203,7 @@ class OfflineModel:
             finish = "stop"
         else:
             calls = tuple(
-                ToolCall(f"call_{state.turn}_{i}", name, json.dumps(args))
+                ToolCall(f"call_{state.asked}_{state.turn}_{i}", name, json.dumps(args))
                 for i, (name, args) in enumerate(step, start=1)
             )
             reply = Message(role="assistant", tool_calls=calls)
@@ -252,7 +211,7 @@ class OfflineModel:
         if cancel is None or not cancel.is_set():
             yield Reply(reply, estimate_usage(messages, tools, reply), finish)
 
-    def _step(self, state: _State, offered: set[str]) -> str | list[tuple[str, dict[str, Any]]]:
+    def _step(self, state: Findings, offered: set[str]) -> str | list[tuple[str, dict[str, Any]]]:
         """The answer text, or the tool calls to make next."""
         query = parse_query(state.question)
         if not query.terms and not query.phrases:
@@ -265,11 +224,14 @@ class OfflineModel:
             if "list_docs" in offered:
                 listing.append(("list_docs", {}))
             return listing + [("grep_docs", {"keyword": k}) for k in keywords]
-        weights = term_weights(keywords, state.greps, _n_docs(state), bigrams=query.bigrams)
-        greps = merge_scoped(state.greps, state.scoped)
+        words = {k: as_words(g) for k, g in state.greps.items()}
+        weights = term_weights(keywords, words, _n_docs(state), bigrams=query.bigrams)
+        greps = merge_scoped(words, [as_words(g) for g in state.scoped])
+        if uncovered(query, weights, words) > 1 - MIN_COVERAGE:
+            return _not_found(state, query)
         if not state.pages:
             if state.search_rounds < 2 and not state.read_rounds:
-                again = plan_searches(weights, state.greps, state.docs)
+                again = plan_searches(weights, words, state.docs)
                 if again:
                     return [("grep_docs", {"keyword": k, "path": p}) for k, p in again]
             plan = [] if state.read_rounds else plan_reads(weights, greps, state.docs)

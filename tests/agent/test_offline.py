@@ -118,7 +118,7 @@ def test_answers_a_list_question_with_the_list_and_its_citation(gizmo: Path) -> 
     ]
     assert read == [("read_doc", {"path": "guide/retries.md", "start": 1, "end": 22})]
     ids = [c.id for m in messages if m.role == "assistant" for c in m.tool_calls]
-    assert ids[:2] == ["call_1_1", "call_1_2"] and ids[-1] == "call_2_1"
+    assert ids[:2] == ["call_1_1_1", "call_1_1_2"] and ids[-1] == "call_1_2_1"
 
 
 def test_how_to_question_quotes_the_example(gizmo: Path) -> None:

@@ -8,6 +8,7 @@ from agent.evidence import (
     DocInfo,
     GrepResult,
     Hit,
+    as_words,
     merge_scoped,
     parse_grep,
     parse_listing,
@@ -20,8 +21,9 @@ from agent.retrieval import (
     plan_searches,
     rank_files,
     term_weights,
+    uncovered,
 )
-from agent.textutil import count_terms, near, parse_query, stem
+from agent.textutil import count_terms, near, parse_query, stem, tokens
 
 
 def test_stems_match_other_forms_by_prefix() -> None:
@@ -48,6 +50,31 @@ def test_terms_match_at_word_starts_leniently() -> None:
     assert count_terms("a ConnectTimeout", ("timeout",)) == {}
     assert near("four different types of timeouts", "type", "timeout")
     assert not near("timeouts come in many types", "type", "timeout")
+
+
+def test_terms_match_their_inflections_not_longer_words() -> None:
+    assert count_terms("use any capitalization", ("capital",)) == {}
+    assert count_terms("the capital city", ("capital",)) == {"capital": 1}
+    text = "timeouts, replayed runs, logging, verification, a lifespan, to replace"
+    assert count_terms(text, ("timeout", "repla", "log", "verif", "life")) == {
+        "timeout": 1, "repla": 1, "log": 1, "verif": 1,
+    }  # fmt: skip
+    assert tokens("Configurer un délai ?") == ["configurer", "un", "délai"]
+
+
+def test_searches_keep_word_matches_and_tell_missing_terms() -> None:
+    inside = as_words(_grep("capital", ("q.md", 3, "use any capitalization")))
+    assert inside.hits == () and inside.total == 0
+    hits = [("a.md", 1, "two timeouts"), ("a.md", 2, "timeoutless"), ("b.md", 1, "ReadTimeout")]
+    assert [h.line for h in as_words(_grep("timeout", *hits)).hits] == [1, 1]
+    fragments = tuple(Hit("a.md", n, "a lamp") for n in range(1, 21))
+    capped = as_words(GrepResult("la", fragments, 134, per_doc=(("a.md", 20), ("b.md", 114))))
+    assert capped.hits == () and capped.total == 114  # the cap hid them: words or not
+    query = parse_query("What is the capital of France?")
+    greps = {"capital": inside, "franc": _grep("franc")}
+    assert uncovered(query, {"capital": 1.0, "franc": 1.0}, greps) == 1.0
+    greps["capital"] = _grep("capital", ("a.md", 1, "a capital"))
+    assert uncovered(query, {"capital": 1.0, "franc": 1.0}, greps) == 0.5
 
 
 def test_parses_listing_grep_and_pages() -> None:
