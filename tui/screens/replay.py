@@ -31,8 +31,8 @@ class ReplayScreen(TraceScreen):
         Binding("left,h", "back", "Back", priority=True),
         Binding("plus,equals_sign", "faster", "Faster", key_display="+", priority=True),
         Binding("minus", "slower", "Slower", key_display="-", priority=True),
-        Binding("home", "start", "Start", priority=True),
-        Binding("end", "end", "End", priority=True),
+        Binding("home", "start", "Start", priority=True, show=False),
+        Binding("end", "end", "End", priority=True, show=False),
         Binding("ctrl+y", "copy", "Copy"),
         Binding("escape", "close", "Chat"),
     ]
