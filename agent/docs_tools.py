@@ -11,6 +11,7 @@ from agent.registry import ToolContext, ToolError, ToolRegistry
 MAX_HITS = 20
 MAX_FILES = 12
 MAX_LINES = 80
+MAX_CHARS = 2800  # below the loop's 3,000-character observation limit
 HIT_WIDTH = 200
 
 
@@ -78,7 +79,7 @@ def _scope(corpus: Corpus, path: str | None) -> list[str]:
 
 
 def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) -> str:
-    """Read numbered lines of one doc, at most 80 lines per call.
+    """Read numbered lines of one doc, at most 80 lines (and about 2,800 characters) per call.
 
     Args:
         path: The doc's path as list_docs shows it, e.g. "advanced/timeouts.md".
@@ -98,13 +99,21 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
         raise ToolError(f"error: start {start} is past the end: {rel} has {total} lines")
     if end < first:
         raise ToolError(f"error: end {end} is before start {first}; give end >= start")
-    last = min(end, total, first + MAX_LINES - 1)
-    body = [f"{rel} lines {first}-{last} of {total}"]
-    body += [f"{n:>4}| {lines[n - 1]}" for n in range(first, last + 1)]
+    wanted = min(end, total, first + MAX_LINES - 1)
+    numbered: list[str] = []
+    size = 0
+    for n in range(first, wanted + 1):
+        line = f"{n:>4}| {lines[n - 1]}"
+        if numbered and size + len(line) + 1 > MAX_CHARS:
+            break  # keep the whole reply under the model's observation limit
+        numbered.append(line if len(line) <= MAX_CHARS else line[: MAX_CHARS - 1] + "…")
+        size += len(numbered[-1]) + 1
+    last = first + len(numbered) - 1
+    body = [f"{rel} lines {first}-{last} of {total}", *numbered]
     if last < min(end, total):
         body.append(
-            f"(clipped to lines {first}-{last} of {total}: at most {MAX_LINES} lines per call; "
-            f"call read_doc with start={last + 1} to read on)"
+            f"(clipped to lines {first}-{last} of {total}: at most {MAX_LINES} lines or "
+            f"{MAX_CHARS:,} characters per call; call read_doc with start={last + 1} to read on)"
         )
     return "\n".join(body)
 

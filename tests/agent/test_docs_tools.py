@@ -81,7 +81,7 @@ def test_read_doc_clips_to_eighty_lines_and_says_where_to_go_on(ctx: DocsContext
     assert lines[0] == "advanced/long.md lines 1-80 of 200"
     assert lines[80] == "  80| line 80"
     assert lines[-1] == (
-        "(clipped to lines 1-80 of 200: at most 80 lines per call; "
+        "(clipped to lines 1-80 of 200: at most 80 lines or 2,800 characters per call; "
         "call read_doc with start=81 to read on)"
     )
 
@@ -128,3 +128,21 @@ def test_missing_and_empty_folders_are_config_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="no docs in"):
         Corpus.open(tmp_path / "empty")
+
+
+def test_read_doc_keeps_each_reply_under_the_observation_limit(docs: Path) -> None:
+    (docs / "wide.md").write_text("\n".join(f"{n} " + "word " * 20 for n in range(1, 101)))
+    (docs / "one-line.md").write_text("x" * 5000)
+    ctx = DocsContext(Corpus.open(docs))
+    output, error = call(ctx, "read_doc", '{"path": "wide.md"}')
+    lines = output.splitlines()
+    assert not error and len(output) <= 3000
+    last = int(lines[-2].split("|")[0])
+    assert lines[0] == f"wide.md lines 1-{last} of 100"
+    assert last < 80
+    assert lines[-1] == (
+        f"(clipped to lines 1-{last} of 100: at most 80 lines or 2,800 characters per call; "
+        f"call read_doc with start={last + 1} to read on)"
+    )
+    output, _ = call(ctx, "read_doc", '{"path": "one-line.md"}')
+    assert output.splitlines()[1].endswith("…") and len(output) <= 3000
