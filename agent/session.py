@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agent.config import trace_header
+from agent.errors import ConfigError
 from agent.events import (
     Event,
     MessageAppended,
@@ -51,13 +52,22 @@ class Session:
         """Run one question, writing its trace; the events end with one `RunFinished`.
 
         If the consumer stops early (Ctrl+C, an exception, closing the generator) the
-        trace still ends with a `RunFinished` marked cancelled.
+        trace still ends with a `RunFinished` marked cancelled. Raises ConfigError at
+        once when the trace cannot be written.
         """
         cancel = self._cancel = cancel or threading.Event()
         path = self.trace_path or self.trace_dir / trace_filename(question)
+        try:
+            writer = TraceWriter(path, trace_header(self.agent, question))
+        except OSError as exc:
+            raise ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}") from None
         self.trace_path = None  # an explicit path is for the first run only
         self.last_trace = path
-        writer = TraceWriter(path, trace_header(self.agent, question))
+        return self._events(question, cancel, writer)
+
+    def _events(
+        self, question: str, cancel: threading.Event, writer: TraceWriter
+    ) -> Iterator[Event]:
         began = time.monotonic()
         seen = _Tally()
         messages = list(self.history)

@@ -264,3 +264,17 @@ def test_a_token_budget_stops_the_run_with_exit_3(docs: Path, tmp_path: Path) ->
     assert out == ""
     assert err.splitlines()[-2].startswith("stopped: token budget after 1 step")
     assert err.splitlines()[-1] == "docsagent: token budget of 10 used up"
+
+
+def test_an_unwritable_trace_folder_is_one_clear_line(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(blocker / "traces"))
+    code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS))
+    assert code == 2
+    assert out == ""
+    (line,) = err.splitlines()
+    assert line.startswith(f"docsagent: cannot write the trace {blocker / 'traces'}/")
+    assert line.endswith(".jsonl: Not a directory")

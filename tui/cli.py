@@ -149,8 +149,8 @@ def ask(
     session = Session(agent, trace_dir=config.trace_dir, trace_path=trace)
     try:
         finished = _run(session, question)
-    except OSError as exc:
-        raise _fail(f"cannot write the trace: {exc}", EXIT_ERROR) from None
+    except ConfigError as exc:  # the trace cannot be written
+        raise _fail(str(exc), EXIT_USAGE) from None
     _report(finished, session, as_json=as_json, docs=config.docs)
 
 
