@@ -183,11 +183,11 @@ def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
     )  # fmt: skip
     deadline = time.monotonic() + 20
     while not chat_server.requests:  # wait until the stream is under way
-        assert time.monotonic() < deadline and proc.poll() is None
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert out == ""
     assert "Traceback" not in err and KEY not in err
     assert err.splitlines()[-1] == "docsagent: interrupted"
