@@ -23,6 +23,7 @@ RUN_STYLES: dict[RunState, str] = {
     "error": "bold red",
     "max_steps": "bold magenta",
     "budget": "bold magenta",
+    "interrupted": "bold magenta",
 }
 RUN_LABELS: dict[RunState, str] = {"max_steps": "step limit", "budget": "budget used up"}
 

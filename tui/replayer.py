@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.events import Event
-from tui.state import ViewState, reduce, reduce_all
+from tui.state import ViewState, cut_short, reduce, reduce_all
 
 CHECKPOINT_EVERY = 256
 MAX_GAP_S = 1.0  # long pauses in the recording are clamped to this (before speed)
@@ -14,8 +14,16 @@ MAX_GAP_S = 1.0  # long pauses in the recording are clamped to this (before spee
 class Replayer:
     """The view state after the first `position` events; keeps checkpoints for going back."""
 
-    def __init__(self, events: Sequence[Event], times: Sequence[float], *, speed: float = 1.0):
+    def __init__(
+        self,
+        events: Sequence[Event],
+        times: Sequence[float],
+        *,
+        speed: float = 1.0,
+        complete: bool = True,
+    ):
         self.events = events
+        self.complete = complete
         self.times = times
         self.speed = speed
         self.position = 0
@@ -33,7 +41,13 @@ class Replayer:
             self.position += 1
             if self.position % CHECKPOINT_EVERY == 0:
                 self._checkpoints[self.position] = self.state
-        return self.state
+        return self.shown
+
+    @property
+    def shown(self) -> ViewState:
+        """The state to show: at the end of an interrupted trace, marked as cut short."""
+        at_end = self.position == self.total and self.total > 0
+        return cut_short(self.state) if at_end and not self.complete else self.state
 
     def seek(self, position: int) -> ViewState:
         """The state after the first `position` events (clamped to the trace)."""
@@ -48,7 +62,7 @@ class Replayer:
             self.position = stop
             if stop % CHECKPOINT_EVERY == 0:
                 self._checkpoints[stop] = self.state
-        return self.state
+        return self.shown
 
     def next_delay(self) -> float:
         """Seconds to wait before the next event at the current speed."""

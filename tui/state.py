@@ -27,7 +27,15 @@ from agent.events import (
 from agent.messages import Message
 
 RunState = Literal[
-    "idle", "thinking", "running tool", "answered", "cancelled", "error", "max_steps", "budget"
+    "idle",
+    "thinking",
+    "running tool",
+    "answered",
+    "cancelled",
+    "error",
+    "max_steps",
+    "budget",
+    "interrupted",
 ]
 NoticeLevel = Literal["info", "warning", "error"]
 
@@ -277,3 +285,22 @@ def _set_turn(state: ViewState, turn: TurnEntry) -> ViewState:
     if isinstance(last, TurnEntry) and last.step == turn.step and not last.answer:
         return replace(state, entries=(*state.entries[:-1], turn))
     return _add(state, turn)
+
+
+def cut_short(state: ViewState) -> ViewState:
+    """The view at the end of a trace that stops without its final event."""
+    note = "(no result: the trace ends before this call finished)"
+    entries = tuple(
+        replace(
+            entry,
+            streaming=False,
+            cards=tuple(
+                replace(c, output=note, error=True) if c.running else c for c in entry.cards
+            ),
+        )
+        if isinstance(entry, TurnEntry)
+        else entry
+        for entry in state.entries
+    )
+    ending = NoticeEntry("the trace ends here: the run was interrupted", "warning")
+    return replace(state, run="interrupted", entries=(*entries, ending))

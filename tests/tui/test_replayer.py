@@ -20,3 +20,19 @@ def test_replayer_checkpoints_give_the_same_states() -> None:
     assert replayer.next_delay() == pytest.approx(0.001)
     replayer.speed = 0.5
     assert replayer.next_delay() == pytest.approx(0.002)
+
+
+def test_the_end_of_an_interrupted_trace_is_shown_as_cut_short() -> None:
+    from agent.events import RunStarted, ToolCallStarted
+    from tui.state import NoticeEntry, TurnEntry
+
+    events = [RunStarted("q", "m", 8), ToolCallStarted(1, "c1", "read_doc", "{}")]
+    replayer = Replayer(events, [0.0, 0.1], complete=False)
+    assert replayer.forward().run == "thinking"  # not yet at the end
+    end = replayer.forward()
+    assert end.run == "interrupted"
+    turn = end.entries[-2]
+    assert isinstance(turn, TurnEntry)
+    assert turn.cards[0].output == "(no result: the trace ends before this call finished)"
+    assert end.entries[-1] == NoticeEntry("the trace ends here: the run was interrupted", "warning")
+    assert replayer.seek(1).run == "thinking"  # stepping back shows the recorded state again

@@ -50,7 +50,7 @@ class ReplayScreen(TraceScreen):
         super().__init__()
         self.trace = trace
         self.path = path
-        self.replayer = Replayer(trace.events, trace.times, speed=speed)
+        self.replayer = Replayer(trace.events, trace.times, speed=speed, complete=trace.complete)
         self.instant, self.step_mode = instant, step
         self.standalone = standalone
         self.playing = False
