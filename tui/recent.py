@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_TRACES = 50
+TAIL_BYTES = 65536  # the final event is read from the end of the file
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,7 @@ class TraceSummary:
     path: Path
     question: str
     model: str
+    outcome: str = "interrupted"
 
 
 def _summary(path: Path) -> TraceSummary:
@@ -26,7 +28,22 @@ def _summary(path: Path) -> TraceSummary:
         header = {}
     if not isinstance(header, dict):
         header = {}
-    return TraceSummary(path, str(header.get("question", "?")), str(header.get("model", "?")))
+    question, model = str(header.get("question", "?")), str(header.get("model", "?"))
+    return TraceSummary(path, question, model, _outcome(path))
+
+
+def _outcome(path: Path) -> str:
+    """How the run ended, from the trace's last line: its stop reason, or "interrupted"."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(file.seek(0, 2) - TAIL_BYTES, 0))
+            last = file.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        data = json.loads(last)
+    except (OSError, ValueError):
+        return "interrupted"
+    if isinstance(data, dict) and data.get("type") == "run_finished":
+        return str(data.get("stop_reason", "?"))
+    return "interrupted"
 
 
 def recent_traces(folder: Path, *, limit: int = MAX_TRACES) -> list[TraceSummary]:

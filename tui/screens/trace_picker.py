@@ -36,7 +36,7 @@ class TracePicker(ModalScreen[Path | None]):
                     Text.assemble(
                         (trace.question, "bold"),
                         "\n",
-                        (f"{trace.path.name} · {trace.model}", "dim"),
+                        (f"{trace.path.name} · {trace.model} · {trace.outcome}", "dim"),
                     ),
                     id=str(index),
                 )
