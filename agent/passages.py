@@ -7,13 +7,12 @@ a paragraph with the code example right after it.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.textutil import Query, count_terms, near
+from agent.textutil import Query, count_terms, doc_name, name_share, text_score
 
 Kind = Literal["heading", "para", "item", "code", "html"]
 
@@ -133,24 +132,6 @@ def split_blocks(lines: Mapping[int, str]) -> list[Block]:
     return blocks
 
 
-def _soft_weight(weights: Mapping[str, float]) -> float:
-    return 0.5 * max(weights.values(), default=1.0)
-
-
-def text_score(text: str, query: Query, weights: Mapping[str, float]) -> float:
-    """Weighted term matches with diminishing repeats, framing words, and nearby term pairs."""
-    counts = count_terms(text, tuple(weights))
-    score = sum(weights[t] * (1 + 0.3 * math.log(n)) for t, n in counts.items())
-    soft = [t for t in query.soft if count_terms(text, (t,))]
-    score += _soft_weight(weights) if soft else 0.0
-    present = [t for t in query.terms if t in counts] + soft[:1]
-    for i, first in enumerate(present):
-        for second in present[i + 1 :]:
-            if near(text, first, second) or near(text, second, first):
-                score += 0.5 * (weights.get(first, 0.0) + weights.get(second, 0.0))
-    return score
-
-
 def block_score(block: Block, query: Query, weights: Mapping[str, float]) -> float:
     """A block's score: its text's, scaled by kind, plus a little for its section heading."""
     score = text_score(block.text, query, weights) * _KIND_FACTOR[block.kind]
@@ -231,6 +212,28 @@ def _heading_factor(
     return 1 + 0.3 * share + (0.3 if task else 0.0)
 
 
+def _opening(blocks: list[Block], lines: Mapping[int, str]) -> int:
+    """Where a doc's opening, read from line 1, ends: at its first heading after some prose."""
+    read_to = next(n for n in range(1, len(lines) + 2) if n not in lines)
+    prose = [b.start for b in blocks if b.kind != "heading"]
+    heads = [b.start for b in blocks if b.kind == "heading" and prose and b.start > prose[0]]
+    return min([h for h in heads if h < read_to] + [read_to])
+
+
+def _lift(unit: list[Block], query: Query, title: str, share: float, opening: int) -> float:
+    """How much an opening unit gains when it answers in the form asked: an example for
+    how-to, a list for which/kinds, or a definition; counted up to a section not the title's.
+    """
+    ends = [k for k, b in enumerate(unit) if b.kind == "heading" and b.heading != title]
+    kinds = {b.kind for b in unit[: min(ends, default=len(unit))]}
+    if query.wants_how or query.wants_list:
+        ok = "item" in kinds or not query.wants_list
+        ok = ok and ("code" in kinds or not query.wants_how)
+    else:
+        ok = query.wants_definition and "para" in kinds
+    return 1 + 0.5 * share * (1 - (unit[0].start - 1) / opening) if ok else 1.0
+
+
 def best_passage(
     pages: Mapping[str, Mapping[int, str]],
     query: Query,
@@ -238,14 +241,18 @@ def best_passage(
     *,
     priors: Mapping[str, float] | None = None,
     sizes: Mapping[str, int] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> Passage | None:
     """The best-scoring unit across the read files, or None when nothing read matches.
 
     `priors` (0 to 1) favour files the searches pointed at; `sizes` (line counts) let
-    earlier passages of a file, where docs introduce a topic, win ties.
+    earlier passages of a file, where docs introduce a topic, win ties. A doc whose
+    name (path and `titles`) names the question's terms is about them in every passage,
+    and introduces them in its opening, which its name heads.
     """
     covered_terms = tuple(dict.fromkeys(query.phrases + query.terms))
-    total = sum(weights.get(t, 1.0) for t in covered_terms) or 1.0
+    topic = {t: weights.get(t, 1.0) for t in covered_terms}
+    total = sum(topic.values()) or 1.0
     best: Passage | None = None
     early = 0.4 if query.wants_definition else 0.15
     for path in sorted(pages):
@@ -253,6 +260,13 @@ def best_passage(
         scores = [block_score(b, query, weights) for b in blocks]
         prior = 1 + 0.5 * (priors or {}).get(path, 0.0)
         size = max((sizes or {}).get(path, 0), max(pages[path], default=1))
+        title = (titles or {}).get(path, "")
+        name = doc_name(path, title)
+        share = name_share(name, topic)
+        opening = _opening(blocks, pages[path]) if share else 0
+        heads = [b.text for b in blocks if b.kind == "heading" and b.heading != title]
+        if any(name_share(h, topic) > share for h in heads):
+            share = 0.0  # a section names more of the question than the doc's name does
         for i, block in enumerate(blocks):
             if scores[i] <= 0:
                 continue
@@ -267,10 +281,13 @@ def best_passage(
             score *= 1.25 if query.wants_list and "item" in kinds else 1.0
             score *= 1.15 if query.wants_how and "code" in kinds else 1.0
             sections = {unit[0].heading} | {b.heading for b in unit if b.kind == "heading"}
+            if unit[0].start < opening:  # the doc's name heads its opening
+                sections.add(name)
+                score *= _lift(unit, query, title, share, opening)
             score *= max(_heading_factor(h, query, weights, total) for h in sections)
-            text = "\n".join([unit[0].heading] + [b.text for b in unit])
+            text = "\n".join([name, unit[0].heading] + [b.text for b in unit])
             found = count_terms(text, covered_terms)
-            coverage = sum(weights.get(t, 1.0) for t in found) / total
+            coverage = sum(topic[t] for t in found) / total
             if best is None or score > best.score:
                 start, end = unit[0].start, unit[-1].end
                 best = Passage(path, start, end, tuple(unit), score, coverage, unit[0].heading)

@@ -8,9 +8,11 @@ from collections.abc import Mapping, Sequence
 
 from agent.evidence import DocInfo, GrepResult
 from agent.passages import Passage
-from agent.textutil import Query, count_terms, stem, tokens
+from agent.textutil import Query, count_terms, doc_name, name_share, stem
 
 _HEADING = re.compile(r"^#{2,6}\s")
+NAMED = 0.5
+"""The share of the question's weight a doc's name must hold to name its main topic."""
 
 
 def term_weights(
@@ -100,17 +102,20 @@ def _term_counts(
 def rank_files(
     weights: Mapping[str, float], greps: Mapping[str, GrepResult], docs: Sequence[DocInfo]
 ) -> list[tuple[float, str]]:
-    """Files by evidence: weighted matches (diminishing per term), plus terms in path or title."""
+    """Files by evidence: weighted matches (diminishing per term), lifted by terms in the name.
+
+    A doc whose path or title names the question's terms is about them: its evidence
+    grows with the share of the question's weight its name holds (doubled if it names all).
+    """
     titles = {doc.path: doc.title for doc in docs}
     scores: dict[str, float] = {}
     for path, per_term in _term_counts(weights, greps).items():
         scores[path] = sum(weights[t] * (1 + math.log(n)) for t, n in per_term.items())
     for path in set(scores) | set(titles):
-        named = " ".join(tokens(path.replace("-", " ").replace("_", " ")))
-        named += " " + titles.get(path, "").lower()
-        bonus = sum(1.5 * w for t, w in weights.items() if count_terms(named, (t,)))
-        if bonus:
-            scores[path] = scores.get(path, 0.0) + bonus
+        share = name_share(doc_name(path, titles.get(path, "")), weights)
+        if share:
+            bonus = 1.5 * share * sum(weights.values())
+            scores[path] = (scores.get(path, 0.0) + bonus) * (1 + share**2)
     return sorted(((s, p) for p, s in scores.items() if s > 0), key=lambda sp: (-sp[0], sp[1]))
 
 
@@ -174,11 +179,16 @@ def plan_reads(
     max_calls: int = 4,
     span: int = 40,
 ) -> list[tuple[str, int, int]]:
-    """`(path, start, end)` reads: short top files whole, long ones around their best hits."""
+    """`(path, start, end)` reads: short top files whole, long ones around their best hits.
+
+    A long doc named after the question's main topic is also read from the top, where
+    it introduces the topic.
+    """
     ranked = rank_files(weights, greps, docs)
     if not ranked:
         return []
     sizes = {doc.path: doc.lines for doc in docs}
+    titles = {doc.path: doc.title for doc in docs}
     hits = _hits_by_file(greps)
     reads: list[tuple[str, int, int]] = []
     for rank, (score, path) in enumerate(ranked):
@@ -200,8 +210,13 @@ def plan_reads(
             end = start + span - 1 if size is None else min(size, start + span - 1)
             reads.append((path, start, end))
             taken.append(centre)
+        opening = (path, 1, span if size is None else min(size, span))
         if not taken:
-            reads.append((path, 1, span if size is None else min(size, span)))
+            reads.append(opening)
+        elif name_share(doc_name(path, titles.get(path, "")), weights) >= NAMED:
+            first, top = len(reads) - len(taken), opening[2]
+            rest = [(p, max(a, top + 1), b) for p, a, b in reads[first:] if b > top]
+            reads[first:] = [opening, *rest]
     return reads[:max_calls]
 
 

@@ -1,8 +1,10 @@
-"""Turning a question into search terms: tokens, stopwords, light stemming, phrases."""
+"""Search terms from a question (tokens, stopwords, stems, phrases); text scored on them."""
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -175,3 +177,34 @@ def near(text: str, first: str, second: str, *, gap: int = 4) -> bool:
     first_at = [i for i, w in enumerate(words) if w.startswith(first.split()[0])]
     second_at = [i for i, w in enumerate(words) if w.startswith(second.split()[0])]
     return any(0 < j - i <= gap for i in first_at for j in second_at)
+
+
+def doc_name(path: str, title: str = "") -> str:
+    """The words a doc is named by: its path's, without the extension, and its title's."""
+    stem_path = re.sub(r"\.[a-z0-9]+$", "", path.lower())
+    return " ".join([re.sub(r"[/_.-]+", " ", stem_path), title]).strip()
+
+
+def name_share(name: str, weights: Mapping[str, float]) -> float:
+    """The share of the terms' weight that a doc's name holds: 1.0 when it names them all."""
+    total = sum(weights.values())
+    named = count_terms(name, tuple(weights)) if name and total else {}
+    return sum(weights[t] for t in named) / total if total else 0.0
+
+
+def _soft_weight(weights: Mapping[str, float]) -> float:
+    return 0.5 * max(weights.values(), default=1.0)
+
+
+def text_score(text: str, query: Query, weights: Mapping[str, float]) -> float:
+    """Weighted term matches with diminishing repeats, framing words, and nearby term pairs."""
+    counts = count_terms(text, tuple(weights))
+    score = sum(weights[t] * (1 + 0.3 * math.log(n)) for t, n in counts.items())
+    soft = [t for t in query.soft if count_terms(text, (t,))]
+    score += _soft_weight(weights) if soft else 0.0
+    present = [t for t in query.terms if t in counts] + soft[:1]
+    for i, first in enumerate(present):
+        for second in present[i + 1 :]:
+            if near(text, first, second) or near(text, second, first):
+                score += 0.5 * (weights.get(first, 0.0) + weights.get(second, 0.0))
+    return score

@@ -6,7 +6,8 @@ decides the next step from the tool observations there.
 1. search: `list_docs` and one `grep_docs` per key term of the question;
 2. maybe search again inside the best files, with `grep_docs(keyword, path=doc)`,
    when the per-doc counts say the cap on hits hid some of their matches;
-3. read: weigh terms by rarity, rank files and hit windows, `read_doc` the best;
+3. read: weigh terms by rarity, rank files and hit windows, `read_doc` the best; a doc
+   whose path or title names the question's terms ranks higher and is read from the top;
 4. maybe read on once, if the best passage runs off the edge of what was read;
 5. answer: quote the best passage and cite it as `path:start-end`, or say plainly
    that the docs do not seem to cover the question.
@@ -28,7 +29,7 @@ from typing import Any
 from agent.evidence import Findings, GrepResult, as_words, findings, merge_scoped
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Reply, ToolSchema, estimate_usage
-from agent.passages import Block, Passage, best_passage, text_score
+from agent.passages import Block, Passage, best_passage
 from agent.retrieval import (
     plan_reads,
     plan_searches,
@@ -37,7 +38,7 @@ from agent.retrieval import (
     term_weights,
     uncovered,
 )
-from agent.textutil import Query, parse_query, tokens
+from agent.textutil import Query, parse_query, text_score, tokens
 
 MIN_COVERAGE = 0.55
 """The share of the question's term weight a passage must contain to be an answer: most."""
@@ -242,8 +243,11 @@ class OfflineModel:
         ranked = rank_files(weights, greps, state.docs)
         top = ranked[0][0] if ranked else 1.0
         priors = {path: score / top for score, path in ranked}
+        titles = {doc.path: doc.title for doc in state.docs}
         found = [
-            best_passage({path: lines}, query, weights, priors=priors, sizes=state.sizes)
+            best_passage(
+                {path: lines}, query, weights, priors=priors, sizes=state.sizes, titles=titles
+            )
             for path, lines in sorted(state.pages.items())
         ]
         passages = [p for p in found if p is not None and p.coverage >= MIN_COVERAGE]
