@@ -1,11 +1,16 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent.corpus import Corpus
 from agent.docs_tools import DocsContext
+from agent.models.openai import OpenAIModel
+from tests.agent.openai_support import KEY, Factory
+from tests.chatserver import ChatServer
 
 GUIDE = """\
 # Guide
@@ -34,3 +39,31 @@ def docs(tmp_path: Path) -> Path:
 @pytest.fixture
 def ctx(docs: Path) -> DocsContext:
     return DocsContext(Corpus.open(docs))
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    return []
+
+
+@pytest.fixture
+def make(chat_server: ChatServer, sleeps: list[float]) -> Iterator[Factory]:
+    """Build models against the test server (frozen clock, recorded sleeps); close them after."""
+    models: list[OpenAIModel] = []
+
+    def factory(**options: Any) -> OpenAIModel:
+        settings: dict[str, Any] = {
+            "api_key": KEY,
+            "base_url": chat_server.base_url,
+            "timeout": 5.0,
+            "sleep": sleeps.append,
+            "clock": lambda: 0.0,
+            **options,
+        }
+        model = OpenAIModel("test-model", **settings)
+        models.append(model)
+        return model
+
+    yield factory
+    for model in models:
+        model.close()
