@@ -11,7 +11,8 @@ from agent.registry import ToolContext, ToolError, ToolRegistry
 MAX_HITS = 20
 MAX_FILES = 12
 MAX_LINES = 80
-MAX_CHARS = 2800  # below the loop's 3,000-character observation limit
+MAX_CHARS = 2800  # a whole reply, below the loop's 3,000-character observation limit
+NOTE_ROOM = 140  # what the clip note at the end may take
 HIT_WIDTH = 200
 
 
@@ -101,7 +102,7 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
         raise ToolError(f"error: end {end} is before start {first}; give end >= start")
     wanted = min(end, total, first + MAX_LINES - 1)
     numbered: list[str] = []
-    size = 0
+    size = len(f"{rel} lines {first}-{wanted} of {total}") + NOTE_ROOM  # they count too
     for n in range(first, wanted + 1):
         line = f"{n:>4}| {lines[n - 1]}"
         if numbered and size + len(line) + 1 > MAX_CHARS:

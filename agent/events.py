@@ -16,6 +16,7 @@ The same events drive the TUI, the `ask` printer, the trace writer and replay.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -211,8 +212,12 @@ def _build(cls: type[Any], data: Any) -> Any:
     kwargs = {key: value for key, value in data.items() if key in fields}
     for key, value in kwargs.items():
         kind, _, optional = fields[key].partition(" | ")
-        if value is None and optional == "None":
-            continue
+        if value is None:
+            if optional == "None":
+                continue
+            raise ValueError(f"{cls.__name__}.{key} is missing")
+        if kind == "StopReason" and value not in typing.get_args(StopReason):
+            raise ValueError(f"{cls.__name__}.{key} is not a stop reason")
         expected = _PLAIN.get(kind)
         wrong_bool = isinstance(value, bool) and bool not in expected if expected else False
         if expected and (not isinstance(value, expected) or wrong_bool):

@@ -234,6 +234,8 @@ class ToolRegistry:
                 f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
                 "send a JSON object"
             ) from None
+        except ValueError as exc:  # e.g. an integer with thousands of digits
+            raise ArgumentError(f"the arguments cannot be read ({exc})") from None
         if not isinstance(data, dict):
             raise ArgumentError("the arguments must be a JSON object")
         unknown = sorted(set(data) - set(found.types))

@@ -124,11 +124,11 @@ def check_value(name: str, value: Any, annotation: Any) -> Any:
             return value
         raise wrong
     if annotation is int:
-        if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**18:
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]+\s*", value):
+        if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]{1,18}\s*", value):
             return int(value)
         raise wrong
     if annotation is float:

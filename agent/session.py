@@ -71,27 +71,25 @@ class Session:
         began = time.monotonic()
         seen = _Tally()
         messages = list(self.history)
-        finished = False
         ending = RunFinished("cancelled", None, RunStats(), error="interrupted")
         try:
             for event in self.agent.run(question, history=self.history, cancel=cancel):
-                writer.write(event)
-                seen.add(event)
                 if isinstance(event, MessageAppended):
                     messages.append(event.message)
-                if isinstance(event, RunFinished):
-                    finished = True
+                elif isinstance(event, RunFinished):
                     self.last_finished = event
                     if event.stop_reason == "answered":
                         # Only a finished exchange joins the conversation: a dangling
                         # question or tool call would make the next request invalid.
                         self.history = messages
+                writer.write(event)
+                seen.add(event)
                 yield event
         except Exception as exc:  # a bug below us: the trace still says how the run ended
             ending = RunFinished("error", None, RunStats(), error=f"{type(exc).__name__}: {exc}")
             raise
         finally:
-            if not finished:
+            if not writer.finished:  # the run did not get to end itself
                 stats = seen.stats(time.monotonic() - began)
                 self.last_finished = dataclasses.replace(ending, stats=stats)
                 writer.write(self.last_finished)

@@ -33,6 +33,7 @@ class TraceWriter:
         self._clock = clock
         self._start = clock()
         self._seq = 0
+        self.finished = False  # whether the run's final event is written
         self._line({"type": "header", "format": FORMAT, "version": VERSION, **header})
 
     def _line(self, data: dict[str, Any]) -> None:
@@ -46,6 +47,7 @@ class TraceWriter:
         self._seq += 1
         elapsed = round(self._clock() - self._start, 3)
         self._line({"seq": self._seq, "t": elapsed, **event_to_dict(event)})
+        self.finished = self.finished or isinstance(event, RunFinished)
 
     def close(self) -> None:
         """Close the file (idempotent)."""

@@ -278,3 +278,26 @@ def test_an_unwritable_trace_folder_is_one_clear_line(
     (line,) = err.splitlines()
     assert line.startswith(f"docsagent: cannot write the trace {blocker / 'traces'}/")
     assert line.endswith(".jsonl: Not a directory")
+
+
+def test_the_command_line_beats_the_environment_wherever_the_option_stands(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCSAGENT_MAX_STEPS", "5")
+    model = script(tmp_path, [TURNS[0]] * 6)
+    args = ["--max-steps", "2", "ask", "How?", "--docs", str(docs), "--model", model]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 3
+    assert result.stderr.splitlines()[-1] == "docsagent: no answer within 2 steps"
+    trace = tmp_path / "before.jsonl"
+    model = script(tmp_path, TURNS)
+    args = ["--trace", str(trace), "ask", "How?", "--docs", str(docs), "--model", model]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert read_trace(trace).complete
+
+
+def test_a_blank_llm_key_does_not_hide_the_openai_key() -> None:
+    from tui.options import Options, make_config
+
+    config, notice = make_config(Options(), {"LLM_API_KEY": " ", "OPENAI_API_KEY": "sk-x"})
+    assert (config.api_key, config.model, notice) == ("sk-x", "gpt-4o-mini", None)

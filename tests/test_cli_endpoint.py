@@ -175,12 +175,15 @@ def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
 
     chat_server.push(Hang([HELLO], seconds=10))
     script = Path(sys.executable).parent / "docsagent"
+    # The child inherits an ignored SIGINT (a run started in the background); restore it.
+    old_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     proc = subprocess.Popen(
         [str(script), "ask", "q", "--docs", str(docs), "--base-url", chat_server.base_url,
          "--model", "test-model"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "LLM_API_KEY": KEY, "DOCSAGENT_TRACE_DIR": str(env)},
     )  # fmt: skip
+    signal.signal(signal.SIGINT, old_handler)
     deadline = time.monotonic() + 20
     while not chat_server.requests:  # wait until the stream is under way
         assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()

@@ -75,7 +75,7 @@ def main_callback(
 ) -> None:
     """Open the TUI (no question yet). Commands: ask, tui, replay."""
     if ctx.invoked_subcommand is None:
-        _open_tui(Options.from_context(ctx), None, trace)
+        _open_tui(Options.from_context(ctx), None)
 
 
 @app.command()
@@ -96,17 +96,17 @@ def tui(
     timeout: Timeout = 60.0,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
-    _open_tui(Options.from_context(ctx), question, trace)
+    _open_tui(Options.from_context(ctx), question)
 
 
-def _open_tui(options: Options, question: str | None, trace: Path | None) -> None:
+def _open_tui(options: Options, question: str | None) -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise _fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
     try:
         config, notice = make_config(options)
         from tui.app import run_tui
 
-        code = run_tui(config, question=question, notice=notice, trace=trace)
+        code = run_tui(config, question=question, notice=notice, trace=options.trace)
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     raise typer.Exit(code)
@@ -137,8 +137,9 @@ def ask(
 
     if not question.strip():
         raise _fail("the question is empty", EXIT_USAGE)
+    options = Options.from_context(ctx)
     try:
-        config, notice = make_config(Options.from_context(ctx))
+        config, notice = make_config(options)
         agent = build_agent(config)
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
@@ -146,7 +147,7 @@ def ask(
         raise _fail(str(exc), EXIT_ERROR) from None
     if notice:
         typer.echo(notice, err=True)
-    session = Session(agent, trace_dir=config.trace_dir, trace_path=trace)
+    session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
     try:
         finished = _run(session, question)
     except ConfigError as exc:  # the trace cannot be written

@@ -127,6 +127,7 @@ class Options:
     no_stream: bool = False
     timeout: float = 60.0
     max_tokens: int | None = None
+    trace: Path | None = None
 
     @classmethod
     def from_context(cls, ctx: typer.Context) -> Options:
@@ -136,14 +137,15 @@ class Options:
         parent = ctx.parent
         if parent is not None:
             for name in names:
-                if _given(parent, name) and not _given(ctx, name):
+                if name in parent.params and _rank(parent, name) > _rank(ctx, name):
                     values[name] = parent.params[name]
         return cls(**values)
 
 
-def _given(ctx: Any, name: str) -> bool:
+def _rank(ctx: Any, name: str) -> int:
+    """How strongly an option was given: on the command line, by its variable, or not at all."""
     source = ctx.get_parameter_source(name)
-    return source is not None and source.name in {"COMMANDLINE", "ENVIRONMENT"}
+    return {"COMMANDLINE": 2, "ENVIRONMENT": 1}.get(source.name if source else "", 0)
 
 
 def make_config(
@@ -151,7 +153,8 @@ def make_config(
 ) -> tuple[Config, str | None]:
     """The run's config and an optional one-line notice (the offline fallback)."""
     env = os.environ if environ is None else environ
-    api_key = (env.get("LLM_API_KEY") or env.get("OPENAI_API_KEY") or "").strip() or None
+    keys = (env.get(name, "").strip() for name in ("LLM_API_KEY", "OPENAI_API_KEY"))
+    api_key = next((key for key in keys if key), None)
     model = options.model or env.get("OPENAI_MODEL") or None
     notice = None
     if model is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_TRACES = 50
+OUTCOMES = {"max_steps": "step limit", "budget": "budget used up"}  # as the header says them
 TAIL_BYTES = 65536  # the final event is read from the end of the file
 
 
@@ -26,8 +27,8 @@ def _summary(path: Path) -> TraceSummary:
             header = json.loads(file.readline())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         header = {}
-    if not isinstance(header, dict):
-        header = {}
+    if not isinstance(header, dict) or header.get("format") != "docsagent-trace":
+        return TraceSummary(path, "?", "?", "not a trace")
     question, model = str(header.get("question", "?")), str(header.get("model", "?"))
     return TraceSummary(path, question, model, _outcome(path))
 
@@ -42,7 +43,8 @@ def _outcome(path: Path) -> str:
     except (OSError, ValueError):
         return "interrupted"
     if isinstance(data, dict) and data.get("type") == "run_finished":
-        return str(data.get("stop_reason", "?"))
+        reason = str(data.get("stop_reason", "?"))
+        return OUTCOMES.get(reason, reason)
     return "interrupted"
 
 

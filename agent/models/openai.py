@@ -155,6 +155,11 @@ class OpenAIModel:
             raise errors.AuthenticationError(
                 f"no API key: set LLM_API_KEY (or OPENAI_API_KEY) to use {self.endpoint}"
             )
+        if any(not " " < char <= "~" for char in self._api_key):
+            raise errors.AuthenticationError(
+                "the API key holds a line break, a space or another character no key has; "
+                "check LLM_API_KEY (or OPENAI_API_KEY)"
+            )
         if self._client is None:
             import openai
 

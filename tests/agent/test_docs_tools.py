@@ -146,3 +146,14 @@ def test_read_doc_keeps_each_reply_under_the_observation_limit(docs: Path) -> No
     )
     output, _ = call(ctx, "read_doc", '{"path": "one-line.md"}')
     assert output.splitlines()[1].endswith("…") and len(output) <= 3000
+
+
+def test_a_long_path_still_keeps_the_reply_whole(docs: Path) -> None:
+    folder = docs / ("deep-folder-name-" * 5).strip("-")
+    folder.mkdir()
+    (folder / "page.md").write_text("\n".join("word " * 12 for _ in range(100)))
+    ctx = DocsContext(Corpus.open(docs))
+    rel = f"{folder.name}/page.md"
+    output, error = call(ctx, "read_doc", f'{{"path": "{rel}"}}')
+    assert not error and len(output) <= 2800
+    assert output.splitlines()[-1].startswith("(clipped to lines 1-")

@@ -250,3 +250,14 @@ def test_errors_never_carry_the_key_whatever_the_path() -> None:
         error = translate(exc, Context("m", "http://127.0.0.1:1/v1", 1.0, key))
         assert key not in str(error)
         assert str(error).endswith("failed: boom ***") or "***" in str(error)
+
+
+def test_a_key_with_a_line_break_inside_is_refused_without_showing_it(
+    chat_server: ChatServer,
+) -> None:
+    model = OpenAIModel("m", api_key="sk-abcdef0123\nSECRETTAIL99", base_url=chat_server.base_url)
+    with pytest.raises(errors.AuthenticationError) as info:
+        list(model.query(MESSAGES, TOOLS))
+    assert "SECRETTAIL" not in str(info.value) and "sk-abcdef" not in str(info.value)
+    assert str(info.value).startswith("the API key holds a line break")
+    assert chat_server.requests == []

@@ -142,7 +142,14 @@ def test_schema_edge_types() -> None:
 
 def test_odd_numbers_from_the_model_are_observations_not_crashes() -> None:
     registry = ToolRegistry([search])
-    for raw in ['"--5"', '"²"', '"1e3"', "true"]:
+    huge = "9" * 5000
+    for raw in ['"--5"', '"²"', '"1e3"', "true", f'"{huge}"', "12345678901234567890"]:
         outcome = registry.call("search", f'{{"query": "q", "limit": {raw}}}', [Secret("t")])
         assert outcome.error, raw
         assert outcome.output.startswith("error: argument 'limit' must be an integer")
+
+
+def test_an_unreadable_number_in_the_arguments_is_an_observation() -> None:
+    outcome = ToolRegistry([search]).call("search", f'{{"query": "q", "limit": {"9" * 5000}}}')
+    assert outcome.error
+    assert outcome.output.startswith("error: the arguments cannot be read (Exceeds the limit")

@@ -165,6 +165,12 @@ def test_an_unexpected_failure_still_ends_the_trace_as_an_error(
         '{"seq": 1, "t": 0.1, "type": "model_request", "step": "one", "n_messages": 2}',
         '{"seq": 1, "t": 0.1, "type": "model_reply", "step": 1, "usage": {"prompt_tokens": "x"},'
         ' "total": {}, "duration_s": 0.1}',
+        '{"seq": 1, "t": 0.1, "type": "model_reply", "step": 1, "usage": {}, "total": null,'
+        ' "duration_s": 0.1}',
+        '{"seq": 1, "t": 0.1, "type": "run_finished", "stop_reason": "answered", "answer": "a",'
+        ' "stats": null}',
+        '{"seq": 1, "t": 0.1, "type": "run_finished", "stop_reason": "weird", "answer": "a",'
+        ' "stats": {}}',
     ],
 )
 def test_damaged_lines_are_trace_errors(tmp_path: Path, line: str) -> None:

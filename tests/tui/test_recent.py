@@ -21,7 +21,7 @@ def test_recent_traces_newest_first_with_question_model_and_outcome(tmp_path: Pa
         ("answered.jsonl", "What is the default timeout?", "scripted", "answered"),
         ("error.jsonl", "What is the default timeout?", "scripted", "error"),
         ("interrupted.jsonl", "What is the default timeout?", "scripted", "interrupted"),
-        ("junk.jsonl", "?", "?", "interrupted"),
+        ("junk.jsonl", "?", "?", "not a trace"),
     ]
     assert recent_traces(tmp_path, limit=1)[0].path.name == "answered.jsonl"
     assert recent_traces(tmp_path / "missing") == []
