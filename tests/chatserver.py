@@ -6,7 +6,7 @@ A test pushes responses, then points a real client at `server.base_url`::
 
 Each request to `/v1/chat/completions` pops the next response. `Reply` renders as SSE
 when the request has `"stream": true` and as one JSON completion otherwise; `SSE`,
-`Completion`, `Status`, `Hang` and `Drop` send exactly what they say. Every request body
+`Completion`, `Status`, `Hang`, `Cut` and `Drop` send exactly what they say. Every request body
 is recorded in `server.requests`. With `strict=True` the conversation is validated the
 way real providers do (tool results must answer the preceding tool calls) and a bad one
 gets a 400 without consuming a scripted response.
@@ -82,11 +82,18 @@ class Hang:
 
 
 @dataclass(frozen=True)
+class Cut:
+    """Stream `events` with chunked encoding, then close the connection mid-body."""
+
+    events: Sequence[dict[str, Any] | str] = ()
+
+
+@dataclass(frozen=True)
 class Drop:
     """Close the connection without answering."""
 
 
-Response = Reply | SSE | Completion | Status | Hang | Drop
+Response = Reply | SSE | Completion | Status | Hang | Cut | Drop
 
 
 def chunk(delta: dict[str, Any] | None = None, finish_reason: str | None = None) -> dict[str, Any]:
@@ -293,6 +300,8 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                     headers["Retry-After"] = response.retry_after
                 error = {"message": response.message, "type": "error", "code": response.code}
                 self._json(response.code, {"error": error}, headers)
+            elif isinstance(response, Cut):
+                self._cut(response.events)
             elif isinstance(response, Hang):
                 self._sse(response.events, done=False, stall=min(response.seconds, 10.0))
             else:  # Drop
@@ -307,6 +316,17 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
+
+        def _cut(self, events: Sequence[Any]) -> None:
+            self.protocol_version = "HTTP/1.1"  # chunked: a body that ends early is an error
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for data in _lines(events, done=False):
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+            self.close_connection = True  # no final zero-length chunk
 
         def _sse(self, events: Sequence[Any], *, done: bool, stall: float = 0.0) -> None:
             self.send_response(200)

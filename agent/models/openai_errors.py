@@ -152,6 +152,8 @@ def _translate(exc: Any, ctx: Context) -> errors.ModelError:
             return errors.ModelTimeout(f"{host} stopped streaming for {ctx.timeout:g} s mid-reply")
         return errors.ModelTimeout(f"no answer from {host} within {ctx.timeout:g} s")
     if isinstance(exc, openai.APIConnectionError):
+        if ctx.received:
+            return errors.ConnectionFailed(f"{host} broke off the reply mid-stream: {_why(exc)}")
         return errors.ConnectionFailed(f"cannot reach {display_url(ctx.base_url)}: {_why(exc)}")
     if isinstance(exc, json.JSONDecodeError):
         return errors.ProtocolError(f"{host} sent a reply that is not valid JSON")

@@ -261,3 +261,15 @@ def test_a_key_with_a_line_break_inside_is_refused_without_showing_it(
     assert "SECRETTAIL" not in str(info.value) and "sk-abcdef" not in str(info.value)
     assert str(info.value).startswith("the API key holds a line break")
     assert chat_server.requests == []
+
+
+def test_a_stream_cut_off_mid_body_is_an_error_not_an_answer(
+    chat_server: ChatServer, make: Factory
+) -> None:
+    from tests.chatserver import Cut
+
+    chat_server.push(Cut([chunk({"role": "assistant", "content": "Partial answ"})]))
+    chunks, error = fail(make(max_retries=0))
+    assert chunks == [Delta("Partial answ")]
+    assert isinstance(error, errors.ConnectionFailed)
+    assert str(error).startswith(f"{host(chat_server)} broke off the reply mid-stream: ")
