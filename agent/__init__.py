@@ -6,7 +6,16 @@ It emits typed events and imports nothing from textual, rich or typer.
 from __future__ import annotations
 
 from agent.citations import Citation, find_citations
-from agent.config import OFFLINE, Config, build_agent, build_model, default_docs, default_trace_dir
+from agent.config import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TIMEOUT,
+    OFFLINE,
+    Config,
+    build_agent,
+    build_model,
+    default_docs,
+    default_trace_dir,
+)
 from agent.corpus import Corpus
 from agent.docs_tools import DocsContext, docs_registry, grep_docs, list_docs, read_doc
 from agent.errors import (
@@ -49,6 +58,8 @@ __all__ = [
     "Config",
     "ConfigError",
     "Corpus",
+    "DEFAULT_MAX_STEPS",
+    "DEFAULT_TIMEOUT",
     "Delta",
     "DocsContext",
     "Event",

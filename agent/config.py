@@ -17,6 +17,7 @@ from agent.pricing import estimate_cost
 
 OFFLINE = "offline"
 DEFAULT_MAX_STEPS = 8
+DEFAULT_TIMEOUT = 60.0
 
 
 def default_docs() -> Path:
@@ -49,7 +50,7 @@ class Config:
     max_steps: int = DEFAULT_MAX_STEPS
     token_budget: int | None = None
     stream: bool = True
-    timeout: float = 60.0
+    timeout: float = DEFAULT_TIMEOUT
     max_retries: int = 3
     trace_dir: Path = field(default_factory=default_trace_dir)
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from agent.config import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT
 from agent.errors import AgentError, ConfigError, ModelError, TraceError
 from agent.events import Event, RunFinished
 from tui.options import (
@@ -62,12 +63,12 @@ def main_callback(
     docs: Docs = None,
     model: Model = None,
     base_url: BaseUrl = None,
-    max_steps: MaxSteps = 8,
+    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
     max_tokens: MaxTokens = None,
     trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
-    timeout: Timeout = 60.0,
+    timeout: Timeout = DEFAULT_TIMEOUT,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
@@ -88,12 +89,12 @@ def tui(
     docs: Docs = None,
     model: Model = None,
     base_url: BaseUrl = None,
-    max_steps: MaxSteps = 8,
+    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
     max_tokens: MaxTokens = None,
     trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
-    timeout: Timeout = 60.0,
+    timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
     _open_tui(Options.from_context(ctx), question)
@@ -121,12 +122,12 @@ def ask(
     docs: Docs = None,
     model: Model = None,
     base_url: BaseUrl = None,
-    max_steps: MaxSteps = 8,
+    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
     max_tokens: MaxTokens = None,
     trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
-    timeout: Timeout = 60.0,
+    timeout: Timeout = DEFAULT_TIMEOUT,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of the answer.")
     ] = False,

@@ -14,7 +14,14 @@ from typing import Annotated, Any
 
 import typer
 
-from agent.config import OFFLINE, Config, default_docs, default_trace_dir
+from agent.config import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TIMEOUT,
+    OFFLINE,
+    Config,
+    default_docs,
+    default_trace_dir,
+)
 from agent.errors import ConfigError
 
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
@@ -122,10 +129,10 @@ class Options:
     docs: Path | None = None
     model: str | None = None
     base_url: str | None = None
-    max_steps: int = 8
+    max_steps: int = DEFAULT_MAX_STEPS
     trace_dir: Path | None = None
     no_stream: bool = False
-    timeout: float = 60.0
+    timeout: float = DEFAULT_TIMEOUT
     max_tokens: int | None = None
     trace: Path | None = None
 
