@@ -45,7 +45,7 @@ class Usage:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunStats:
     """Totals of a run."""
 
@@ -63,7 +63,7 @@ class Event:
     kind: ClassVar[str] = "event"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunStarted(Event):
     """A run began: the question, what answers it, and any earlier turns of the conversation."""
 
@@ -76,7 +76,7 @@ class RunStarted(Event):
     history: tuple[Message, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MessageAppended(Event):
     """A message joined the conversation (each message is announced exactly once)."""
 
@@ -85,7 +85,7 @@ class MessageAppended(Event):
     message: Message
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelRequested(Event):
     """The model is being called for `step` with `n_messages` messages."""
 
@@ -94,7 +94,7 @@ class ModelRequested(Event):
     n_messages: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TextDelta(Event):
     """A piece of streamed assistant text."""
 
@@ -103,7 +103,7 @@ class TextDelta(Event):
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RetryScheduled(Event):
     """The model call failed transiently and will be tried again after `delay_s`."""
 
@@ -114,7 +114,7 @@ class RetryScheduled(Event):
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelReplied(Event):
     """The model answered `step`: `usage` is this call's; `total` and `cost_usd` are the run's."""
 
@@ -127,7 +127,7 @@ class ModelReplied(Event):
     cost_usd: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCallStarted(Event):
     """A tool call began; `arguments` is the raw JSON text the model sent."""
 
@@ -138,7 +138,7 @@ class ToolCallStarted(Event):
     arguments: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCallFinished(Event):
     """A tool call ended; `output` is the whole result, before truncation for the model."""
 
@@ -151,7 +151,7 @@ class ToolCallFinished(Event):
     duration_s: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunFinished(Event):
     """The run ended, always last; `answer` is None unless the model answered."""
 
@@ -161,6 +161,69 @@ class RunFinished(Event):
     stats: RunStats
     error: str | None = None
     output: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Totals:
+    """A run's totals so far, folded from its events: the one tally of steps, calls and tokens.
+
+    The loop, the session, `ask` and the TUI all count with it, and `finish` is the one
+    place a `RunFinished` is built.
+    """
+
+    steps: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+
+    def add(self, event: Event) -> Totals:
+        """The totals with one more event counted."""
+        if isinstance(event, ModelRequested):
+            return dataclasses.replace(self, steps=event.step)
+        if isinstance(event, ModelReplied):
+            return dataclasses.replace(self, usage=event.total, cost_usd=event.cost_usd)
+        if isinstance(event, ToolCallStarted):
+            return dataclasses.replace(self, tool_calls=self.tool_calls + 1)
+        if isinstance(event, RunStarted):
+            return Totals()
+        if isinstance(event, RunFinished):
+            stats = event.stats
+            counted = stats.usage.total_tokens > 0
+            return Totals(
+                steps=stats.steps,
+                tool_calls=stats.tool_calls,
+                usage=stats.usage if counted else self.usage,
+                cost_usd=stats.cost_usd if counted else self.cost_usd,
+            )
+        return self
+
+    def stats(self, elapsed_s: float) -> RunStats:
+        """The totals as a finished run's stats."""
+        return RunStats(
+            steps=self.steps,
+            tool_calls=self.tool_calls,
+            usage=self.usage,
+            elapsed_s=round(elapsed_s, 3),
+            cost_usd=self.cost_usd,
+        )
+
+    def finish(
+        self,
+        stop_reason: StopReason,
+        *,
+        elapsed_s: float,
+        answer: str | None = None,
+        error: str | None = None,
+        output: dict[str, Any] | None = None,
+    ) -> RunFinished:
+        """The run's final event, with these totals."""
+        return RunFinished(
+            stop_reason=stop_reason,
+            answer=answer,
+            stats=self.stats(elapsed_s),
+            error=error,
+            output=output,
+        )
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from agent import messages as msg
 from agent.errors import AgentError
@@ -17,11 +18,11 @@ from agent.events import (
     RetryScheduled,
     RunFinished,
     RunStarted,
-    RunStats,
     StopReason,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    Totals,
     Usage,
 )
 from agent.final import FinalAnswer
@@ -34,6 +35,19 @@ You answer questions about a folder of documentation. Use the tools: list_docs t
 files, grep_docs to find where a topic is covered, read_doc to read the lines. Answer only
 from what you read, quote briefly, and cite every claim as path:start-end (for example
 advanced/timeouts.md:45-61). If the docs do not cover the question, say so plainly."""
+
+
+_E = TypeVar("_E", bound=Event)
+
+
+@dataclass
+class _Run:
+    """What one run carries from step to step."""
+
+    messages: list[msg.Message]
+    began: float
+    cancel: threading.Event
+    totals: Totals = field(default_factory=Totals)
 
 
 class Agent:
@@ -76,90 +90,132 @@ class Agent:
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
         """Answer `question`, yielding every event; ends with exactly one `RunFinished`."""
-        cancel = cancel or threading.Event()
-        began = self.clock()
+        run = _Run(messages=list(history), began=self.clock(), cancel=cancel or threading.Event())
         yield RunStarted(
-            question, self.model.name, self.max_steps, self.docs, self.endpoint, tuple(history)
+            question=question,
+            model=self.model.name,
+            max_steps=self.max_steps,
+            docs=self.docs,
+            endpoint=self.endpoint,
+            history=tuple(history),
         )
-        messages = list(history)
         opening = [] if history else [msg.system(self.system_prompt)]
         for message in [*opening, msg.user(question)]:
-            messages.append(message)
-            yield MessageAppended(0, message)
-        total, tool_calls, step = Usage(), 0, 0
-
-        def finish(reason: StopReason, answer: str | None = None, **extra: Any) -> RunFinished:
-            elapsed = round(self.clock() - began, 3)
-            cost = self.cost(total) if total.total_tokens else None
-            stats = RunStats(step, tool_calls, total, elapsed, cost)
-            return RunFinished(reason, answer, stats, **extra)
-
+            yield self._append(run, 0, message)
         try:
-            while step < self.max_steps:
-                if cancel.is_set():
-                    yield finish("cancelled")
-                    return
-                step += 1
-                yield ModelRequested(step, len(messages))
-                asked = self.clock()
-                reply = None
-                for chunk in self.model.query(messages, self.tools.schemas(), cancel=cancel):
-                    if cancel.is_set():
-                        break
-                    if isinstance(chunk, Delta):
-                        yield TextDelta(step, chunk.text)
-                    elif isinstance(chunk, Retry):
-                        yield RetryScheduled(step, chunk.attempt, chunk.delay_s, chunk.reason)
-                    elif isinstance(chunk, Reply):
-                        reply = chunk
-                if cancel.is_set():
-                    yield finish("cancelled")
-                    return
-                if reply is None:
-                    yield finish("error", error="the model ended its reply without a message")
-                    return
-                total = total + reply.usage
-                duration = round(self.clock() - asked, 3)
-                yield ModelReplied(
-                    step, reply.usage, total, duration, reply.finish_reason, self.cost(total)
-                )
-                messages.append(reply.message)
-                yield MessageAppended(step, reply.message)
-                if not reply.message.tool_calls:
-                    answer = reply.message.content or ""
-                    if answer.strip():
-                        yield finish("answered", answer)
-                    else:
-                        yield finish("error", error="the model sent an empty reply")
-                    return
-                ended = None
-                for call in reply.message.tool_calls:
-                    tool_calls += 1
-                    yield ToolCallStarted(step, call.id, call.name, call.arguments)
-                    started = self.clock()
-                    outcome = self.tools.call(call.name, call.arguments, self.context)
-                    took = round(self.clock() - started, 3)
-                    yield ToolCallFinished(
-                        step, call.id, call.name, outcome.output, outcome.error, took
-                    )
-                    observation = msg.tool_result(
-                        call, truncate(outcome.output, self.max_observation_chars)
-                    )
-                    messages.append(observation)
-                    yield MessageAppended(step, observation)
-                    if ended is None and not outcome.error and self.is_terminal(call.name):
-                        ended = outcome
-                if ended is not None:
-                    output = self.final.as_dict(ended.value) if self.final else None
-                    yield finish("answered", self.answer_text(ended), output=output)
-                    return
-                if self.token_budget is not None and total.total_tokens >= self.token_budget:
-                    yield finish("budget", error=f"token budget of {self.token_budget} used up")
-                    return
-            yield finish("max_steps", error=f"no answer within {self.max_steps} steps")
+            while (ending := self._check_limits(run)) is None:
+                reply = yield from self._ask(run)
+                ending = self._check_reply(run, reply)
+                if ending is None and reply is not None:
+                    ending = yield from self._apply(run, reply)
+                if ending is not None:
+                    break
+            yield ending
         except AgentError as exc:
-            yield finish("error", error=str(exc))
+            yield self._finish(run, "error", error=str(exc))
             raise
+
+    def _check_limits(self, run: _Run) -> RunFinished | None:
+        """The final event if the run must stop before asking the model again."""
+        budget, used = self.token_budget, run.totals.usage.total_tokens
+        if budget is not None and run.totals.steps and used >= budget:
+            return self._finish(run, "budget", error=f"token budget of {budget} used up")
+        if run.cancel.is_set():
+            return self._finish(run, "cancelled")
+        if run.totals.steps >= self.max_steps:
+            return self._finish(run, "max_steps", error=f"no answer within {self.max_steps} steps")
+        return None
+
+    def _ask(self, run: _Run) -> Generator[Event, None, Reply | None]:
+        """Ask the model for the next step, yielding streamed text and retries."""
+        step = run.totals.steps + 1
+        yield self._count(run, ModelRequested(step=step, n_messages=len(run.messages)))
+        asked, reply = self.clock(), None
+        for chunk in self.model.query(run.messages, self.tools.schemas(), cancel=run.cancel):
+            if run.cancel.is_set():
+                return None
+            if isinstance(chunk, Delta):
+                yield TextDelta(step=step, text=chunk.text)
+            elif isinstance(chunk, Retry):
+                yield RetryScheduled(
+                    step=step, attempt=chunk.attempt, delay_s=chunk.delay_s, reason=chunk.reason
+                )
+            elif isinstance(chunk, Reply):
+                reply = chunk
+        if reply is not None:
+            total = run.totals.usage + reply.usage
+            yield self._count(
+                run,
+                ModelReplied(
+                    step=step,
+                    usage=reply.usage,
+                    total=total,
+                    duration_s=round(self.clock() - asked, 3),
+                    finish_reason=reply.finish_reason,
+                    cost_usd=self.cost(total),
+                ),
+            )
+        return reply
+
+    def _check_reply(self, run: _Run, reply: Reply | None) -> RunFinished | None:
+        """The final event if the reply ends the run before it is applied."""
+        if run.cancel.is_set():
+            return self._finish(run, "cancelled")
+        if reply is None:
+            return self._finish(run, "error", error="the model ended its reply without a message")
+        return None
+
+    def _apply(self, run: _Run, reply: Reply) -> Generator[Event, None, RunFinished | None]:
+        """Add the reply to the conversation; an answer ends the run, tool calls are run."""
+        yield self._append(run, run.totals.steps, reply.message)
+        if reply.message.tool_calls:
+            return (yield from self._run_tools(run, reply.message.tool_calls))
+        answer = reply.message.content or ""
+        if not answer.strip():
+            return self._finish(run, "error", error="the model sent an empty reply")
+        return self._finish(run, "answered", answer=answer)
+
+    def _run_tools(
+        self, run: _Run, calls: Sequence[msg.ToolCall]
+    ) -> Generator[Event, None, RunFinished | None]:
+        """Run each call, one tool message per call id; a terminal tool's success ends the run."""
+        step, ended = run.totals.steps, None
+        for call in calls:
+            yield self._count(
+                run,
+                ToolCallStarted(
+                    step=step, tool_call_id=call.id, name=call.name, arguments=call.arguments
+                ),
+            )
+            started = self.clock()
+            outcome = self.tools.call(call.name, call.arguments, self.context)
+            yield ToolCallFinished(
+                step=step,
+                tool_call_id=call.id,
+                name=call.name,
+                output=outcome.output,
+                error=outcome.error,
+                duration_s=round(self.clock() - started, 3),
+            )
+            observation = truncate(outcome.output, self.max_observation_chars)
+            yield self._append(run, step, msg.tool_result(call, observation))
+            if ended is None and not outcome.error and self.is_terminal(call.name):
+                ended = outcome
+        if ended is None:
+            return None
+        output = self.final.as_dict(ended.value) if self.final else None
+        return self._finish(run, "answered", answer=self.answer_text(ended), output=output)
+
+    def _append(self, run: _Run, step: int, message: msg.Message) -> MessageAppended:
+        run.messages.append(message)
+        return MessageAppended(step=step, message=message)
+
+    def _count(self, run: _Run, event: _E) -> _E:
+        run.totals = run.totals.add(event)
+        return event
+
+    def _finish(self, run: _Run, reason: StopReason, **fields: Any) -> RunFinished:
+        return run.totals.finish(reason, elapsed_s=self.clock() - run.began, **fields)
 
     def is_terminal(self, name: str) -> bool:
         """Whether a call of tool `name` ends the run."""

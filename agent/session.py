@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -10,16 +9,7 @@ from pathlib import Path
 
 from agent.config import trace_header
 from agent.errors import ConfigError
-from agent.events import (
-    Event,
-    MessageAppended,
-    ModelReplied,
-    ModelRequested,
-    RunFinished,
-    RunStats,
-    ToolCallStarted,
-    Usage,
-)
+from agent.events import Event, MessageAppended, RunFinished, StopReason, Totals
 from agent.loop import Agent
 from agent.messages import Message
 from agent.trace import TraceWriter, trace_filename
@@ -69,9 +59,9 @@ class Session:
         self, question: str, cancel: threading.Event, writer: TraceWriter
     ) -> Iterator[Event]:
         began = time.monotonic()
-        seen = _Tally()
+        seen = Totals()
         messages = list(self.history)
-        ending = RunFinished("cancelled", None, RunStats(), error="interrupted")
+        ending: tuple[StopReason, str] = ("cancelled", "interrupted")
         try:
             for event in self.agent.run(question, history=self.history, cancel=cancel):
                 if isinstance(event, MessageAppended):
@@ -83,34 +73,15 @@ class Session:
                         # question or tool call would make the next request invalid.
                         self.history = messages
                 writer.write(event)
-                seen.add(event)
+                seen = seen.add(event)
                 yield event
         except Exception as exc:  # a bug below us: the trace still says how the run ended
-            ending = RunFinished("error", None, RunStats(), error=f"{type(exc).__name__}: {exc}")
+            ending = ("error", f"{type(exc).__name__}: {exc}")
             raise
         finally:
             if not writer.finished:  # the run did not get to end itself
-                stats = seen.stats(time.monotonic() - began)
-                self.last_finished = dataclasses.replace(ending, stats=stats)
+                reason, error = ending
+                elapsed = time.monotonic() - began
+                self.last_finished = seen.finish(reason, elapsed_s=elapsed, error=error)
                 writer.write(self.last_finished)
             writer.close()
-
-
-class _Tally:
-    """Totals seen so far, for closing a trace whose run was interrupted."""
-
-    def __init__(self) -> None:
-        self.steps = 0
-        self.tool_calls = 0
-        self.usage = Usage()
-
-    def add(self, event: Event) -> None:
-        if isinstance(event, ModelRequested):
-            self.steps = event.step
-        elif isinstance(event, ModelReplied):
-            self.usage = event.total
-        elif isinstance(event, ToolCallStarted):
-            self.tool_calls += 1
-
-    def stats(self, elapsed: float) -> RunStats:
-        return RunStats(self.steps, self.tool_calls, self.usage, round(elapsed, 3))

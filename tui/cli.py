@@ -158,13 +158,13 @@ def ask(
 
 def _run(session: Any, question: str) -> RunFinished:
     """Run the question, printing progress; returns the final event whatever happens."""
-    from agent.events import RunStats
+    from agent.events import Totals
     from tui.printer import ProgressPrinter
 
     printer = ProgressPrinter(sys.stderr)
     cancel = threading.Event()
     events = session.ask(question, cancel=cancel)
-    finished = RunFinished("cancelled", None, RunStats(), error="interrupted")
+    finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
     unexpected = None
     try:
         for event in events:

@@ -98,7 +98,11 @@ def test_follow_up_questions_see_earlier_turns(ctx: DocsContext, tmp_path: Path)
 def test_readers_skip_unknown_events_and_refuse_newer_versions(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     header = {"type": "header", "format": "docsagent-trace", "version": 1}
-    finished = {"seq": 2, "t": 0.1, **event_to_dict(RunFinished("answered", "a", _stats()))}
+    finished = {
+        "seq": 2,
+        "t": 0.1,
+        **event_to_dict(RunFinished(stop_reason="answered", answer="a", stats=_stats())),
+    }
     lines = [header, {"seq": 1, "t": 0.0, "type": "telemetry", "x": 1}, finished]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     trace = read_trace(path)

@@ -82,21 +82,42 @@ def timeout_script() -> list[Message | ModelError]:
 def big_trace(steps: int) -> Trace:
     """A synthetic trace of `steps` steps, each one tool call with a 10-line result."""
     events: list[Event] = [
-        RunStarted("q", "scripted", steps, "docs"),
-        MessageAppended(0, system("prompt")),
-        MessageAppended(0, user("q")),
+        RunStarted(question="q", model="scripted", max_steps=steps, docs="docs"),
+        MessageAppended(step=0, message=system("prompt")),
+        MessageAppended(step=0, message=user("q")),
     ]
     for step in range(1, steps + 1):
         tool = call("read_doc", {"path": f"p{step}.md"}, id=f"c{step}")
         events += [
-            ModelRequested(step, 2 * step),
-            ModelReplied(step, Usage(10, 5, True), Usage(10 * step, 5 * step, True), 0.01),
-            MessageAppended(step, assistant(None, (tool,))),
-            ToolCallStarted(step, tool.id, tool.name, tool.arguments),
-            ToolCallFinished(step, tool.id, tool.name, "\n".join(["x"] * 10), False, 0.001),
-            MessageAppended(step, tool_result(tool, "x")),
+            ModelRequested(step=step, n_messages=2 * step),
+            ModelReplied(
+                step=step,
+                usage=Usage(10, 5, True),
+                total=Usage(10 * step, 5 * step, True),
+                duration_s=0.01,
+            ),
+            MessageAppended(step=step, message=assistant(None, (tool,))),
+            ToolCallStarted(
+                step=step, tool_call_id=tool.id, name=tool.name, arguments=tool.arguments
+            ),
+            ToolCallFinished(
+                step=step,
+                tool_call_id=tool.id,
+                name=tool.name,
+                output="\n".join(["x"] * 10),
+                error=False,
+                duration_s=0.001,
+            ),
+            MessageAppended(step=step, message=tool_result(tool, "x")),
         ]
-    events.append(RunFinished("max_steps", None, RunStats(steps, steps), error="limit"))
+    events.append(
+        RunFinished(
+            stop_reason="max_steps",
+            answer=None,
+            stats=RunStats(steps=steps, tool_calls=steps),
+            error="limit",
+        )
+    )
     return Trace(
         {"model": "scripted", "docs": "docs"}, events, [0.001 * i for i in range(len(events))]
     )

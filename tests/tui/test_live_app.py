@@ -204,7 +204,7 @@ async def test_the_list_stops_following_once_scrolled_up(
         assert messages.scroll_y == messages.max_scroll_y > 0
         messages.scroll_home(animate=False)
         messages.release_anchor()  # what a mouse-wheel scroll up does
-        chat(app).state = reduce(chat(app).state, TextDelta(9, "more"))
+        chat(app).state = reduce(chat(app).state, TextDelta(step=9, text="more"))
         chat(app).render_state()
         await pilot.pause()
         assert messages.scroll_y == 0

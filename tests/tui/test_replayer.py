@@ -26,7 +26,10 @@ def test_the_end_of_an_interrupted_trace_is_shown_as_cut_short() -> None:
     from agent.events import RunStarted, ToolCallStarted
     from tui.state import NoticeEntry, TurnEntry
 
-    events = [RunStarted("q", "m", 8), ToolCallStarted(1, "c1", "read_doc", "{}")]
+    events = [
+        RunStarted(question="q", model="m", max_steps=8),
+        ToolCallStarted(step=1, tool_call_id="c1", name="read_doc", arguments="{}"),
+    ]
     replayer = Replayer(events, [0.0, 0.1], complete=False)
     assert replayer.forward().run == "thinking"  # not yet at the end
     end = replayer.forward()

@@ -88,13 +88,19 @@ def test_a_model_error_ends_with_an_error_notice(make_session: SessionFactory) -
 
 
 def test_cancel_and_limits_become_notices() -> None:
-    base = reduce(ViewState(), RunStarted("q", "m", 2))
-    cancelled = reduce(base, RunFinished("cancelled", None, RunStats()))
+    base = reduce(ViewState(), RunStarted(question="q", model="m", max_steps=2))
+    cancelled = reduce(base, RunFinished(stop_reason="cancelled", answer=None, stats=RunStats()))
     assert cancelled.run == "cancelled" and cancelled.entries == (
         NoticeEntry("cancelled", "warning"),
     )
     limit = reduce(
-        base, RunFinished("max_steps", None, RunStats(2), error="no answer within 2 steps")
+        base,
+        RunFinished(
+            stop_reason="max_steps",
+            answer=None,
+            stats=RunStats(steps=2),
+            error="no answer within 2 steps",
+        ),
     )
     assert limit.entries == (NoticeEntry("no answer: no answer within 2 steps", "warning"),)
 
@@ -112,7 +118,7 @@ def test_a_follow_up_keeps_the_earlier_entries(make_session: SessionFactory) -> 
 def test_a_replayed_follow_up_says_it_continues() -> None:
     history = (system("prompt"), user("one"), assistant(None, (call("list_docs"),)))
     history += (assistant("first answer"),)
-    state = reduce(ViewState(), RunStarted("two", "m", 8, history=history))
+    state = reduce(ViewState(), RunStarted(question="two", model="m", max_steps=8, history=history))
     assert state.entries == (
         NoticeEntry("continues a conversation of 1 earlier question(s)"),
         SystemEntry("prompt"),
@@ -123,11 +129,16 @@ def test_a_replayed_follow_up_says_it_continues() -> None:
 
 def test_reduce_never_mutates() -> None:
     state = ViewState()
-    after = reduce(state, RunStarted("q", "m", 8))
+    after = reduce(state, RunStarted(question="q", model="m", max_steps=8))
     assert state == ViewState() and after is not state
-    assert reduce(after, RunFinished("answered", "a", RunStats(1, 0, Usage(1, 2)))).usage == Usage(
-        1, 2
-    )
+    assert reduce(
+        after,
+        RunFinished(
+            stop_reason="answered",
+            answer="a",
+            stats=RunStats(steps=1, tool_calls=0, usage=Usage(1, 2)),
+        ),
+    ).usage == Usage(1, 2)
 
 
 def test_card_running_until_finished() -> None:

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, Input
 
 from agent.errors import AgentError
-from agent.events import RunFinished, RunStats
+from agent.events import RunFinished, StopReason, Totals
 from agent.session import Session
 from tui.messages import AgentEvent, RunEnded, RunFailed
 from tui.screens.base import Command, TraceScreen
@@ -137,9 +137,10 @@ class ChatScreen(TraceScreen):
             self.running = False
             self.schedule_render()
 
-    def _finish(self, reason: str, error: str) -> None:
-        stats = _stats(self.state, time.monotonic() - self._started)
-        event = RunFinished(reason, None, stats, error=error)  # type: ignore[arg-type]
+    def _finish(self, reason: StopReason, error: str) -> None:
+        state = self.state
+        totals = Totals(steps=state.step, tool_calls=state.tool_calls, usage=state.usage)
+        event = totals.finish(reason, elapsed_s=time.monotonic() - self._started, error=error)
         self.state = reduce(self.state, event)
         self.running = False
         self.schedule_render()
@@ -211,7 +212,3 @@ class ChatScreen(TraceScreen):
         yield ("New conversation", "Forget the earlier turns (ctrl+n)", self.action_new)
         yield ("Open recent trace", "Replay a saved run (ctrl+o)", self.action_open_trace)
         yield ("Copy", "Copy the answer or the focused card (ctrl+y)", self.action_copy)
-
-
-def _stats(state: ViewState, elapsed: float) -> RunStats:
-    return RunStats(state.step, state.tool_calls, state.usage, round(elapsed, 3))
