@@ -5,19 +5,14 @@ It emits typed events and imports nothing from textual, rich or typer.
 
 from __future__ import annotations
 
-from agent.citations import Citation, find_citations
 from agent.config import (
-    DEFAULT_MAX_STEPS,
-    DEFAULT_TIMEOUT,
-    OFFLINE,
     Config,
     build_agent,
     build_model,
     default_docs,
     default_trace_dir,
 )
-from agent.corpus import Corpus
-from agent.docs_tools import DocsContext, docs_registry, grep_docs, list_docs, read_doc
+from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, OFFLINE
 from agent.errors import (
     AgentError,
     ConfigError,
@@ -39,17 +34,27 @@ from agent.events import (
     ToolCallStarted,
     Totals,
     Usage,
-    event_from_dict,
-    event_to_dict,
 )
 from agent.loop import SYSTEM_PROMPT, Agent
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Model, Reply, Retry
 from agent.observation import RunResult, truncate
 from agent.pricing import estimate_cost, parse_prices
-from agent.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
 from agent.session import Session
-from agent.trace import Trace, TraceWriter, read_trace
+from agent.tools.citations import Citation, find_citations
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry, grep_docs, list_docs, read_doc
+from agent.tools.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
+from agent.trace import (
+    Trace,
+    TraceSummary,
+    TraceWriter,
+    event_from_dict,
+    event_to_dict,
+    read_trace,
+    recent_traces,
+    trace_header,
+)
 
 __all__ = [
     "Agent",
@@ -93,6 +98,7 @@ __all__ = [
     "Totals",
     "Trace",
     "TraceError",
+    "TraceSummary",
     "TraceWriter",
     "Usage",
     "build_agent",
@@ -109,6 +115,8 @@ __all__ = [
     "parse_prices",
     "read_doc",
     "read_trace",
+    "recent_traces",
     "tool",
+    "trace_header",
     "truncate",
 ]

@@ -6,18 +6,20 @@ import os
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-from agent.corpus import Corpus
-from agent.docs_tools import DocsContext, docs_registry
+from agent.defaults import (
+    DEFAULT_BASE_URL,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TIMEOUT,
+    OFFLINE,
+)
 from agent.errors import ConfigError
 from agent.loop import Agent
 from agent.models.base import Model
 from agent.pricing import estimate_cost
-
-OFFLINE = "offline"
-DEFAULT_MAX_STEPS = 8
-DEFAULT_TIMEOUT = 60.0
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
 
 
 def default_docs() -> Path:
@@ -51,7 +53,7 @@ class Config:
     token_budget: int | None = None
     stream: bool = True
     timeout: float = DEFAULT_TIMEOUT
-    max_retries: int = 3
+    max_retries: int = DEFAULT_MAX_RETRIES
     trace_dir: Path = field(default_factory=default_trace_dir)
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
 
@@ -64,9 +66,9 @@ class Config:
         """The endpoint's scheme, host and port, for display; never the key."""
         if self.is_offline or self.model.startswith("script:"):
             return None
-        from agent.models.openai_errors import endpoint_of
+        from agent.models.openai.errors import endpoint_of
 
-        return endpoint_of(self.base_url or "https://api.openai.com/v1")
+        return endpoint_of(self.base_url or DEFAULT_BASE_URL)
 
 
 def build_model(config: Config) -> Model:
@@ -76,10 +78,10 @@ def build_model(config: Config) -> Model:
 
         return OfflineModel()
     if config.model.startswith("script:"):
-        from agent.testing import load_script
+        from agent.models.scripted import load_script
 
         return load_script(config.model.removeprefix("script:"))
-    from agent.models.openai import OpenAIModel
+    from agent.models.openai.model import OpenAIModel
 
     return OpenAIModel(
         config.model,
@@ -106,16 +108,3 @@ def build_agent(config: Config, *, model: Model | None = None) -> Agent:
         docs=str(config.docs),
         endpoint=config.endpoint,
     )
-
-
-def trace_header(agent: Agent, question: str) -> dict[str, Any]:
-    """The header line of a run's trace: what was asked of what, never the key."""
-    return {
-        "question": question,
-        "model": agent.model.name,
-        "endpoint": agent.endpoint,
-        "docs": agent.docs,
-        "max_steps": agent.max_steps,
-        "max_observation_chars": agent.max_observation_chars,
-        "tools": agent.tools.schemas(),
-    }

@@ -16,7 +16,6 @@ The same events drive the TUI, the `ask` printer, the trace writer and replay.
 from __future__ import annotations
 
 import dataclasses
-import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -240,85 +239,3 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RunFinished,
     )
 }
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, Message):
-        return value.to_dict()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (tuple, list)):
-        return [_encode(v) for v in value]
-    return value
-
-
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """The event as a JSON-ready dict with its `type`."""
-    data = _encode(event)
-    return {"type": event.kind, **data}
-
-
-_PLAIN: dict[str, tuple[type, ...]] = {
-    "int": (int,),
-    "float": (int, float),
-    "str": (str,),
-    "bool": (bool,),
-    "StopReason": (str,),
-}
-
-
-def _build(cls: type[Any], data: Any) -> Any:
-    """`cls(**data)` after checking that each plain field has the annotated type."""
-    if not isinstance(data, dict):
-        raise ValueError(f"{cls.__name__} needs an object")
-    fields = {f.name: str(f.type) for f in dataclasses.fields(cls)}
-    kwargs = {key: value for key, value in data.items() if key in fields}
-    for key, value in kwargs.items():
-        kind, _, optional = fields[key].partition(" | ")
-        if value is None:
-            if optional == "None":
-                continue
-            raise ValueError(f"{cls.__name__}.{key} is missing")
-        if kind == "StopReason" and value not in typing.get_args(StopReason):
-            raise ValueError(f"{cls.__name__}.{key} is not a stop reason")
-        expected = _PLAIN.get(kind)
-        wrong_bool = isinstance(value, bool) and bool not in expected if expected else False
-        if expected and (not isinstance(value, expected) or wrong_bool):
-            raise ValueError(f"{cls.__name__}.{key} has the wrong type")
-    return cls(**kwargs)
-
-
-def _message(data: Any) -> Message:
-    if not isinstance(data, dict) or not isinstance(data.get("role"), str):
-        raise ValueError("a message needs a role")
-    return Message.from_dict(data)
-
-
-def _stats(data: Any) -> RunStats:
-    stats: RunStats = _build(RunStats, {k: v for k, v in data.items() if k != "usage"})
-    return dataclasses.replace(stats, usage=_build(Usage, data.get("usage") or {}))
-
-
-_DECODERS: dict[str, Any] = {
-    "message": _message,
-    "usage": lambda data: _build(Usage, data),
-    "total": lambda data: _build(Usage, data),
-    "stats": lambda data: _stats(data) if isinstance(data, dict) else _build(RunStats, data),
-    "history": lambda items: tuple(_message(m) for m in items),
-}
-
-
-def event_from_dict(data: dict[str, Any]) -> Event | None:
-    """Rebuild an event from `event_to_dict` output; None for an unknown type.
-
-    Raises ValueError (or TypeError) for a line whose fields do not fit the event.
-    """
-    cls = EVENT_TYPES.get(str(data.get("type")))
-    if cls is None:
-        return None
-    decoded = {
-        key: _DECODERS[key](value) if key in _DECODERS and value is not None else value
-        for key, value in data.items()
-    }
-    event: Event = _build(cls, decoded)
-    return event

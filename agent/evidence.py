@@ -1,6 +1,6 @@
 """What the docs tools showed the offline model: parsed tool observations.
 
-The formats are those of `agent.docs_tools`: `list_docs` lines (`path  (N lines)  Title`),
+The formats are those of `agent.tools.docs`: `list_docs` lines (`path  (N lines)  Title`),
 `grep_docs` hits (`path:LINE: text`) with, past the cap, a line of per-doc match counts,
 and `read_doc` pages (`path lines A-B of N` then `  12| text`). A truncation marker
 (`[... truncated: ...]`) and the lines it may have cut are ignored. `findings` gathers

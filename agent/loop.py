@@ -8,7 +8,8 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agent import messages as msg
+import agent.messages as msg
+from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_MAX_STEPS
 from agent.errors import AgentError
 from agent.events import (
     Event,
@@ -25,10 +26,10 @@ from agent.events import (
     Totals,
     Usage,
 )
-from agent.final import FinalAnswer
 from agent.models.base import Delta, Model, Reply, Retry
-from agent.observation import DEFAULT_MAX_OBSERVATION, truncate
-from agent.registry import ToolContext, ToolRegistry
+from agent.observation import truncate
+from agent.tools.final import FinalAnswer
+from agent.tools.registry import ToolContext, ToolRegistry
 
 SYSTEM_PROMPT = """\
 You answer questions about a folder of documentation. Use the tools: list_docs to see the
@@ -60,7 +61,7 @@ class Agent:
         *,
         context: Sequence[ToolContext] = (),
         system_prompt: str = SYSTEM_PROMPT,
-        max_steps: int = 8,
+        max_steps: int = DEFAULT_MAX_STEPS,
         max_observation_chars: int = DEFAULT_MAX_OBSERVATION,
         token_budget: int | None = None,
         cost: Callable[[Usage], float | None] | None = None,

@@ -6,10 +6,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.defaults import DEFAULT_MAX_OBSERVATION
 from agent.events import Event, MessageAppended, RunFinished, RunStats, StopReason
 from agent.messages import Message
-
-DEFAULT_MAX_OBSERVATION = 3000
 
 
 def truncate(text: str, limit: int = DEFAULT_MAX_OBSERVATION) -> str:

@@ -7,12 +7,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from agent.config import trace_header
 from agent.errors import ConfigError
 from agent.events import Event, MessageAppended, RunFinished, StopReason, Totals
 from agent.loop import Agent
 from agent.messages import Message
-from agent.trace import TraceWriter, trace_filename
+from agent.trace import TraceWriter, trace_filename, trace_header
 
 
 class Session:

@@ -1,21 +1,127 @@
-"""Trace files: append-only JSON Lines, one event per line, flushed as written."""
+"""The trace format, owned here and nowhere else.
+
+A trace is append-only JSON Lines, flushed as written: a header line (what was asked of
+what, never the key), then one line per event with `seq` and `t`. This module holds the
+event codec, the header, the writer, the reader (with its version check) and the short
+summaries the recent-traces list shows."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agent.errors import TraceError
-from agent.events import Event, RunFinished, event_from_dict, event_to_dict
+from agent.events import EVENT_TYPES, Event, RunFinished, RunStats, StopReason, Usage
+from agent.messages import Message
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
 
 FORMAT = "docsagent-trace"
 VERSION = 1
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Message):
+        return value.to_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_encode(v) for v in value]
+    return value
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The event as a JSON-ready dict with its `type`."""
+    data = _encode(event)
+    return {"type": event.kind, **data}
+
+
+_PLAIN: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (int, float),
+    "str": (str,),
+    "bool": (bool,),
+    "StopReason": (str,),
+}
+
+
+def _build(cls: type[Any], data: Any) -> Any:
+    """`cls(**data)` after checking that each plain field has the annotated type."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{cls.__name__} needs an object")
+    fields = {f.name: str(f.type) for f in dataclasses.fields(cls)}
+    kwargs = {key: value for key, value in data.items() if key in fields}
+    for key, value in kwargs.items():
+        kind, _, optional = fields[key].partition(" | ")
+        if value is None:
+            if optional == "None":
+                continue
+            raise ValueError(f"{cls.__name__}.{key} is missing")
+        if kind == "StopReason" and value not in typing.get_args(StopReason):
+            raise ValueError(f"{cls.__name__}.{key} is not a stop reason")
+        expected = _PLAIN.get(kind)
+        wrong_bool = isinstance(value, bool) and bool not in expected if expected else False
+        if expected and (not isinstance(value, expected) or wrong_bool):
+            raise ValueError(f"{cls.__name__}.{key} has the wrong type")
+    return cls(**kwargs)
+
+
+def _message(data: Any) -> Message:
+    if not isinstance(data, dict) or not isinstance(data.get("role"), str):
+        raise ValueError("a message needs a role")
+    return Message.from_dict(data)
+
+
+def _stats(data: Any) -> RunStats:
+    stats: RunStats = _build(RunStats, {k: v for k, v in data.items() if k != "usage"})
+    return dataclasses.replace(stats, usage=_build(Usage, data.get("usage") or {}))
+
+
+_DECODERS: dict[str, Any] = {
+    "message": _message,
+    "usage": lambda data: _build(Usage, data),
+    "total": lambda data: _build(Usage, data),
+    "stats": lambda data: _stats(data) if isinstance(data, dict) else _build(RunStats, data),
+    "history": lambda items: tuple(_message(m) for m in items),
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event | None:
+    """Rebuild an event from `event_to_dict` output; None for an unknown type.
+
+    Raises ValueError (or TypeError) for a line whose fields do not fit the event.
+    """
+    cls = EVENT_TYPES.get(str(data.get("type")))
+    if cls is None:
+        return None
+    decoded = {
+        key: _DECODERS[key](value) if key in _DECODERS and value is not None else value
+        for key, value in data.items()
+    }
+    event: Event = _build(cls, decoded)
+    return event
+
+
+def trace_header(agent: Agent, question: str) -> dict[str, Any]:
+    """The header line of a run's trace: what was asked of what, never the key."""
+    return {
+        "question": question,
+        "model": agent.model.name,
+        "endpoint": agent.endpoint,
+        "docs": agent.docs,
+        "max_steps": agent.max_steps,
+        "max_observation_chars": agent.max_observation_chars,
+        "tools": agent.tools.schemas(),
+    }
 
 
 class TraceWriter:
@@ -122,3 +228,52 @@ def trace_filename(question: str, now: datetime | None = None) -> str:
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S-%f")[:-3]
     slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40].strip("-")
     return f"{stamp}-{slug or 'run'}.jsonl"
+
+
+MAX_TRACES = 50
+TAIL_BYTES = 65536  # the final event is read from the end of the file
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """A trace file, what its header says, and how the run ended (a stop reason,
+    "interrupted" when the final event is missing, or "not a trace")."""
+
+    path: Path
+    question: str
+    model: str
+    outcome: str = "interrupted"
+
+
+def _summary(path: Path) -> TraceSummary:
+    try:
+        with path.open(encoding="utf-8") as file:
+            header = json.loads(file.readline())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        header = {}
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        return TraceSummary(path, "?", "?", "not a trace")
+    question, model = str(header.get("question", "?")), str(header.get("model", "?"))
+    return TraceSummary(path, question, model, _outcome(path))
+
+
+def _outcome(path: Path) -> str:
+    """How the run ended, from the trace's last line: its stop reason, or "interrupted"."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(file.seek(0, 2) - TAIL_BYTES, 0))
+            last = file.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        data = json.loads(last)
+    except (OSError, ValueError):
+        return "interrupted"
+    if isinstance(data, dict) and data.get("type") == "run_finished":
+        return str(data.get("stop_reason", "?"))
+    return "interrupted"
+
+
+def recent_traces(folder: Path, *, limit: int = MAX_TRACES) -> list[TraceSummary]:
+    """The newest `limit` traces in `folder` (none if it does not exist)."""
+    if not folder.is_dir():
+        return []
+    files = sorted(folder.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    return [_summary(path) for path in files[:limit]]

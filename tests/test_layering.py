@@ -39,16 +39,34 @@ def test_no_module_under_agent_imports_a_ui_library() -> None:
     assert offenders == []
 
 
-def test_tui_uses_only_the_public_agent_names() -> None:
+def test_tui_imports_only_the_agent_package_and_its_public_names() -> None:
     import agent
 
     private = []
     for path in (ROOT / "tui").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "agent":
+            if isinstance(node, ast.Import):
+                private += [
+                    f"{path.name}: import {a.name}"
+                    for a in node.names
+                    if a.name.split(".")[0] == "agent"
+                ]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "agent":
                 private += [
                     f"{path.name}: {node.module}.{a.name}"
                     for a in node.names
-                    if a.name not in agent.__all__
+                    if node.module != "agent" or a.name not in agent.__all__
                 ]
     assert private == []
+
+
+def test_no_module_under_agent_imports_names_from_the_package_itself() -> None:
+    """`from agent import X` inside the core would run through `agent/__init__` (a cycle)."""
+    offenders = [
+        f"{path.relative_to(ROOT)}: from agent import ..."
+        for path in (ROOT / "agent").rglob("*.py")
+        if path.name != "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module == "agent"
+    ]
+    assert offenders == []

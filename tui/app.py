@@ -13,9 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from agent.config import Config, build_agent
-from agent.session import Session
-from agent.trace import Trace
+from agent import Config, Session, Trace, build_agent
 from tui.screens.base import TraceScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen

@@ -11,9 +11,16 @@ from typing import Annotated, Any
 
 import typer
 
-from agent.config import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT
-from agent.errors import AgentError, ConfigError, ModelError, TraceError
-from agent.events import Event, RunFinished
+from agent import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TIMEOUT,
+    AgentError,
+    ConfigError,
+    Event,
+    ModelError,
+    RunFinished,
+    TraceError,
+)
 from tui.options import (
     BaseUrl,
     Docs,
@@ -133,8 +140,7 @@ def ask(
     ] = False,
 ) -> None:
     """Answer one question: progress on stderr, the answer on stdout."""
-    from agent.config import build_agent
-    from agent.session import Session
+    from agent import Session, build_agent
 
     if not question.strip():
         raise _fail("the question is empty", EXIT_USAGE)
@@ -158,7 +164,7 @@ def ask(
 
 def _run(session: Any, question: str) -> RunFinished:
     """Run the question, printing progress; returns the final event whatever happens."""
-    from agent.events import Totals
+    from agent import Totals
     from tui.printer import ProgressPrinter
 
     printer = ProgressPrinter(sys.stderr)
@@ -182,8 +188,7 @@ def _run(session: Any, question: str) -> RunFinished:
 
 
 def _report(finished: RunFinished, session: Any, *, as_json: bool, docs: Path) -> None:
-    from agent.citations import find_citations
-    from agent.corpus import Corpus
+    from agent import Corpus, find_citations
     from tui.printer import summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
@@ -250,7 +255,7 @@ def replay(
     ] = False,
 ) -> None:
     """Replay a saved trace in the TUI (or print it with --print)."""
-    from agent.trace import read_trace
+    from agent import read_trace
 
     try:
         loaded = read_trace(trace)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from agent.events import Event
+from agent import Event
 
 
 class AgentEvent(Message):

@@ -14,15 +14,15 @@ from typing import Annotated, Any
 
 import typer
 
-from agent.config import (
+from agent import (
     DEFAULT_MAX_STEPS,
     DEFAULT_TIMEOUT,
     OFFLINE,
     Config,
+    ConfigError,
     default_docs,
     default_trace_dir,
 )
-from agent.errors import ConfigError
 
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
 OFFLINE_NOTICE = (
@@ -191,6 +191,6 @@ def make_config(
 def _prices(text: str | None) -> dict[str, tuple[float, float]]:
     if not text:
         return {}
-    from agent.pricing import parse_prices
+    from agent import parse_prices
 
     return parse_prices(text)

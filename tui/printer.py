@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from agent.events import (
+from agent import (
     Event,
     RetryScheduled,
     RunFinished,

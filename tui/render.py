@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
-from agent.events import Usage
+from agent import Usage
 from tui.state import Card, NoticeEntry, RunState, SystemEntry, UserEntry, ViewState
 
 CARD_LINES = 4
@@ -26,6 +26,12 @@ RUN_STYLES: dict[RunState, str] = {
     "interrupted": "bold magenta",
 }
 RUN_LABELS: dict[RunState, str] = {"max_steps": "step limit", "budget": "budget used up"}
+
+
+def outcome_label(outcome: str) -> str:
+    """How a run ended, in words (a stop reason, "interrupted" or "not a trace")."""
+    labels: dict[str, str] = {str(key): label for key, label in RUN_LABELS.items()}
+    return labels.get(outcome, outcome)
 
 
 def elide(text: str, width: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent.events import Event
+from agent import Event
 from tui.state import ViewState, cut_short, reduce, reduce_all
 
 CHECKPOINT_EVERY = 256

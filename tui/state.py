@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from agent.events import (
+from agent import (
     Event,
+    Message,
     MessageAppended,
     ModelReplied,
     ModelRequested,
@@ -24,7 +25,6 @@ from agent.events import (
     ToolCallStarted,
     Usage,
 )
-from agent.messages import Message
 
 RunState = Literal[
     "idle",

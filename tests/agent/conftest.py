@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from agent.corpus import Corpus
-from agent.docs_tools import DocsContext
-from agent.models.openai import OpenAIModel
+from agent.models.openai.model import OpenAIModel
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext
 from tests.agent.openai_support import KEY, Factory
 from tests.chatserver import ChatServer
 

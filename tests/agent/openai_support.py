@@ -10,7 +10,7 @@ import pytest
 from agent import errors
 from agent.messages import system, user
 from agent.models.base import Chunk
-from agent.models.openai import OpenAIModel
+from agent.models.openai.model import OpenAIModel
 from tests.chatserver import (
     ChatServer,
 )

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.corpus import Corpus
-from agent.docs_tools import DocsContext, docs_registry
 from agent.errors import ConfigError
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
 
 
 def call(ctx: DocsContext, name: str, raw: str) -> tuple[str, bool]:

@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from agent.docs_tools import DocsContext, docs_registry
 from agent.errors import ModelNotFoundError
 from agent.events import (
     Event,
@@ -20,8 +19,9 @@ from agent.events import (
 )
 from agent.loop import Agent
 from agent.observation import RunResult
-from agent.registry import ToolRegistry
 from agent.testing import ScriptedModel, call, reply
+from agent.tools.docs import DocsContext, docs_registry
+from agent.tools.registry import ToolRegistry
 
 
 def agent_for(ctx: DocsContext, *turns: object, **options: object) -> tuple[Agent, ScriptedModel]:

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config, build_agent
-from agent.corpus import Corpus
-from agent.docs_tools import DocsContext, docs_registry
 from agent.events import RunFinished
 from agent.messages import Message, assistant, tool_result, user
 from agent.models.base import Delta, Reply
 from agent.models.offline import OfflineModel
 from agent.observation import truncate
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
 
 HTTPX = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "httpx-docs"
 needs_httpx = pytest.mark.skipif(

@@ -12,7 +12,7 @@ from agent import errors
 from agent.events import Usage
 from agent.messages import Message
 from agent.models.base import Chunk, Delta, Reply, Retry
-from agent.models.openai import OpenAIModel
+from agent.models.openai.model import OpenAIModel
 from tests.agent.openai_support import BOTH, KEY, MESSAGES, TEXT, TOOLS, Factory, fail, host, run
 from tests.chatserver import (
     SSE,
@@ -242,7 +242,7 @@ def test_a_key_with_stray_whitespace_is_trimmed_and_never_shown(chat_server: Cha
 
 
 def test_errors_never_carry_the_key_whatever_the_path() -> None:
-    from agent.models.openai_errors import Context, translate
+    from agent.models.openai.errors import Context, translate
 
     key = "sk-secret-abcdef"
     cause = ValueError(f"Illegal header value b'Bearer {key}\\r'")

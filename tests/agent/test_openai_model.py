@@ -14,7 +14,7 @@ from agent import errors
 from agent.events import Usage
 from agent.messages import Message, ToolCall, assistant, tool_result, user
 from agent.models.base import Chunk, Delta, Reply, estimate_usage
-from agent.models.openai import OpenAIModel
+from agent.models.openai.model import OpenAIModel
 from tests.agent.openai_support import BOTH, KEY, MESSAGES, TEXT, TOOLS, Factory, host, run
 from tests.chatserver import (
     SSE,
@@ -248,7 +248,7 @@ def test_endpoint_never_shows_credentials_or_path() -> None:
 
 
 def test_importing_the_model_does_not_import_openai() -> None:
-    code = "import sys, agent.models.openai; print('openai' in sys.modules)"
+    code = "import sys, agent.models.openai.model; print('openai' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False", result.stderr
 

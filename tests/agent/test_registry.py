@@ -4,7 +4,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.registry import ToolContext, ToolError, ToolRegistry, make_tool, tool
+from agent.tools.registry import ToolContext, ToolError, ToolRegistry, make_tool, tool
 
 
 @dataclass
@@ -127,7 +127,7 @@ def test_terminal_marking_is_per_registry() -> None:
 
 
 def test_schema_edge_types() -> None:
-    from agent.schema import json_schema
+    from agent.tools.schema import json_schema
 
     assert json_schema(int | str | None) == {
         "anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]

@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.docs_tools import DocsContext, docs_registry
 from agent.errors import TraceError
-from agent.events import RunFinished, event_to_dict
+from agent.events import RunFinished
 from agent.loop import Agent
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
-from agent.trace import read_trace
+from agent.tools.docs import DocsContext, docs_registry
+from agent.trace import event_to_dict, read_trace
 
 
 def make_session(ctx: DocsContext, tmp_path: Path, *turns: object) -> Session:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.corpus import Corpus
-from agent.docs_tools import DocsContext, docs_registry
 from agent.loop import Agent
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
 from agent.trace import read_trace
 
 HTTPX_DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "httpx-docs"

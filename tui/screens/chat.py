@@ -12,9 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Input
 
-from agent.errors import AgentError
-from agent.events import RunFinished, StopReason, Totals
-from agent.session import Session
+from agent import AgentError, RunFinished, Session, StopReason, Totals
 from tui.messages import AgentEvent, RunEnded, RunFailed
 from tui.screens.base import Command, TraceScreen
 from tui.state import ViewState, reduce
@@ -181,7 +179,7 @@ class ChatScreen(TraceScreen):
     def _replay(self, path: Path | None) -> None:
         if path is None:
             return
-        from agent.trace import read_trace
+        from agent import read_trace
         from tui.screens.replay import ReplayScreen
 
         try:

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from agent.trace import Trace
+from agent import Trace
 from tui.replayer import Replayer
 from tui.screens.base import Command, TraceScreen
 from tui.widgets.header_bar import HeaderBar

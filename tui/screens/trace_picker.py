@@ -12,7 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from tui.recent import recent_traces
+from agent import TraceSummary, recent_traces
+from tui.render import outcome_label
 
 
 class TracePicker(ModalScreen[Path | None]):
@@ -36,7 +37,10 @@ class TracePicker(ModalScreen[Path | None]):
                     Text.assemble(
                         (trace.question, "bold"),
                         "\n",
-                        (f"{trace.path.name} · {trace.model} · {trace.outcome}", "dim"),
+                        (
+                            f"{trace.path.name} · {trace.model} · {outcome_label(trace.outcome)}",
+                            "dim",
+                        ),
                     ),
                     id=str(index),
                 )
@@ -55,3 +59,7 @@ class TracePicker(ModalScreen[Path | None]):
     def action_dismiss_none(self) -> None:
         """Close without picking."""
         self.dismiss(None)
+
+
+def _details(trace: TraceSummary) -> str:
+    return f"{trace.path.name} · {trace.model} · {outcome_label(trace.outcome)}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent import errors
+import agent.errors as errors
 
 MAX_RETRY_AFTER_S = 30.0
 """A server's Retry-After is honoured up to this many seconds."""

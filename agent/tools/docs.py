@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from agent.corpus import Corpus, OutsideDocs
-from agent.registry import ToolContext, ToolError, ToolRegistry
+from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.registry import ToolContext, ToolError, ToolRegistry
 
 MAX_HITS = 20
 MAX_FILES = 12

@@ -4,7 +4,7 @@ import os
 import shutil
 from pathlib import Path
 
-from tui.recent import recent_traces
+from agent.trace import recent_traces
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

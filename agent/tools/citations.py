@@ -6,7 +6,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agent.corpus import Corpus, OutsideDocs
+from agent.tools.corpus import Corpus, OutsideDocs
 
 CITATION = re.compile(
     r"(?<![\w/.-])(?P<path>[\w./-]+\.(?:md|markdown|rst|txt))"

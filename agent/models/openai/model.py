@@ -22,10 +22,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent import errors
+import agent.errors as errors
+from agent.defaults import DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 from agent.messages import Message
 from agent.models.base import Chunk, Delta, Retry, ToolSchema
-from agent.models.openai_errors import (
+from agent.models.openai.errors import (
     Context,
     endpoint_of,
     is_local,
@@ -33,12 +34,11 @@ from agent.models.openai_errors import (
     retry_reason,
     translate,
 )
-from agent.models.openai_stream import StreamAssembler, reply_from_completion
+from agent.models.openai.stream import StreamAssembler, reply_from_completion
 
 if TYPE_CHECKING:
     from openai import OpenAI
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_DUMMY_KEY = "not-needed"
 
 
@@ -52,8 +52,8 @@ class OpenAIModel:
         api_key: str | None,
         base_url: str | None = None,
         stream: bool = True,
-        timeout: float = 60.0,
-        max_retries: int = 3,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] = time.monotonic,

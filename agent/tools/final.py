@@ -7,8 +7,8 @@ import json
 import typing
 from typing import Any
 
-from agent.registry import Tool, ToolRegistry
-from agent.schema import build_dataclass, dataclass_schema
+from agent.tools.registry import Tool, ToolRegistry
+from agent.tools.schema import build_dataclass, dataclass_schema
 
 FINAL_TOOL = "final_answer"
 

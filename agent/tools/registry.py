@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.schema import ArgumentError, check_value, json_schema
+from agent.tools.schema import ArgumentError, check_value, json_schema
 
 ToolFunction = Callable[..., Any]
 

@@ -1,0 +1,1 @@
+"""Any OpenAI-compatible chat-completions endpoint, through the `openai` SDK (imported lazily)."""

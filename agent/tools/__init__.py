@@ -1,0 +1,1 @@
+"""The tools a model can call: the registry that serves them, and the docs tools themselves."""
