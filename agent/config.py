@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from agent.compaction import Compaction
 from agent.defaults import (
     DEFAULT_BASE_URL,
+    DEFAULT_COMPACT_AFTER,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_STEPS,
     DEFAULT_TIMEOUT,
@@ -51,6 +53,7 @@ class Config:
     api_key: str | None = field(default=None, repr=False)
     max_steps: int = DEFAULT_MAX_STEPS
     token_budget: int | None = None
+    compact: bool = True
     stream: bool = True
     timeout: float = DEFAULT_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -93,6 +96,20 @@ def build_model(config: Config) -> Model:
     )
 
 
+def compaction_for(config: Config) -> Compaction | None:
+    """How the run keeps its context small: None when switched off.
+
+    With a token budget the threshold drops to a quarter of it, so a budgeted run
+    shortens its context before the budget is half spent.
+    """
+    if not config.compact:
+        return None
+    after = DEFAULT_COMPACT_AFTER
+    if config.token_budget is not None:
+        after = max(min(after, config.token_budget // 4), 1)
+    return Compaction(after_tokens=after)
+
+
 def build_agent(config: Config, *, model: Model | None = None) -> Agent:
     """The agent over the config's docs folder and model."""
     if config.max_steps < 1:
@@ -104,6 +121,7 @@ def build_agent(config: Config, *, model: Model | None = None) -> Agent:
         context=[DocsContext(corpus)],
         max_steps=config.max_steps,
         token_budget=config.token_budget,
+        compaction=compaction_for(config),
         cost=partial(estimate_cost, config.model, extra=config.prices),
         docs=str(config.docs),
         endpoint=config.endpoint,

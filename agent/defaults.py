@@ -19,3 +19,11 @@ DEFAULT_MAX_OBSERVATION = 3000
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The endpoint used when a key is given without a base URL."""
+
+DEFAULT_COMPACT_AFTER = 8_000
+"""Estimated tokens after which old observations are shortened to one-line stubs (a quarter
+of a modest 32k context: small enough to matter on long runs, large enough that short runs
+are never touched)."""
+
+DEFAULT_COMPACT_KEEP_STEPS = 3
+"""The newest steps whose observations are always sent whole."""

@@ -127,6 +127,16 @@ class ModelReplied(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ContextCompacted(Event):
+    """Before `step`'s request, old observations were replaced by the one-line `stubs`."""
+
+    kind: ClassVar[str] = "compaction"
+    step: int
+    stubs: tuple[str, ...]
+    tokens_saved: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolCallStarted(Event):
     """A tool call began; `arguments` is the raw JSON text the model sent."""
 
@@ -234,6 +244,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         TextDelta,
         RetryScheduled,
         ModelReplied,
+        ContextCompacted,
         ToolCallStarted,
         ToolCallFinished,
         RunFinished,

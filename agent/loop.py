@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import agent.messages as msg
+from agent.compaction import Compaction
 from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_MAX_STEPS
 from agent.errors import AgentError
 from agent.events import (
+    ContextCompacted,
     Event,
     MessageAppended,
     ModelReplied,
@@ -49,6 +51,7 @@ class _Run:
     began: float
     cancel: threading.Event
     totals: Totals = field(default_factory=Totals)
+    compacting: bool = False
 
 
 class Agent:
@@ -64,6 +67,7 @@ class Agent:
         max_steps: int = DEFAULT_MAX_STEPS,
         max_observation_chars: int = DEFAULT_MAX_OBSERVATION,
         token_budget: int | None = None,
+        compaction: Compaction | None = None,
         cost: Callable[[Usage], float | None] | None = None,
         output_type: type | None = None,
         docs: str = "",
@@ -78,6 +82,7 @@ class Agent:
         self.max_steps = max_steps
         self.max_observation_chars = max_observation_chars
         self.token_budget = token_budget
+        self.compaction = compaction
         self.cost = cost or (lambda usage: None)
         self.docs = docs
         self.endpoint = endpoint
@@ -100,6 +105,9 @@ class Agent:
             endpoint=self.endpoint,
             history=tuple(history),
         )
+        if history and self.compaction is not None:
+            # Earlier questions travel with their answers; their observations as stubs.
+            yield from self._shorten(run, step=0, keep_steps=0)
         opening = [] if history else [msg.system(self.system_prompt)]
         for message in [*opening, msg.user(question)]:
             yield self._append(run, 0, message)
@@ -130,6 +138,9 @@ class Agent:
     def _ask(self, run: _Run) -> Generator[Event, None, Reply | None]:
         """Ask the model for the next step, yielding streamed text and retries."""
         step = run.totals.steps + 1
+        if self.compaction is not None and (run.compacting or self.compaction.needed(run.messages)):
+            run.compacting = True  # once past the threshold, every request is kept short
+            yield from self._shorten(run, step=step)
         yield self._count(run, ModelRequested(step=step, n_messages=len(run.messages)))
         asked, reply = self.clock(), None
         for chunk in self.model.query(run.messages, self.tools.schemas(), cancel=run.cancel):
@@ -157,6 +168,18 @@ class Agent:
                 ),
             )
         return reply
+
+    def _shorten(
+        self, run: _Run, *, step: int, keep_steps: int | None = None
+    ) -> Iterator[ContextCompacted]:
+        """Replace old observations by stubs, announcing what was shortened."""
+        assert self.compaction is not None
+        shortened = self.compaction.shorten(run.messages, keep_steps=keep_steps)
+        if shortened.stubs:
+            run.messages = shortened.messages
+            yield ContextCompacted(
+                step=step, stubs=shortened.stubs, tokens_saved=shortened.tokens_saved
+            )
 
     def _check_reply(self, run: _Run, reply: Reply | None) -> RunFinished | None:
         """The final event if the reply ends the run before it is applied."""

@@ -92,6 +92,7 @@ _DECODERS: dict[str, Any] = {
     "total": lambda data: _build(Usage, data),
     "stats": lambda data: _stats(data) if isinstance(data, dict) else _build(RunStats, data),
     "history": lambda items: tuple(_message(m) for m in items),
+    "stubs": lambda items: tuple(str(item) for item in items),
 }
 
 

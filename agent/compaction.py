@@ -1,0 +1,112 @@
+"""Keeping the context small: old observations become one-line stubs that say what was read.
+
+Once a conversation passes `after_tokens`, every tool result older than the last
+`keep_steps` steps is replaced, before each model request, by a stub such as
+``[read advanced/timeouts.md:41-71 at step 2 — shortened]``. Follow-up questions carry
+earlier turns with every observation stubbed. The rule only looks at the messages, so the
+same conversation is always shortened the same way; the trace keeps every result whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent.defaults import DEFAULT_COMPACT_AFTER, DEFAULT_COMPACT_KEEP_STEPS
+from agent.messages import Message, ToolCall
+
+SHORTENED = "shortened]"
+
+
+def estimate(message: Message) -> int:
+    """A rough token count of one message as sent (about four characters a token)."""
+    return (len(json.dumps(message.to_dict(), ensure_ascii=False)) + 3) // 4
+
+
+def describe(call: ToolCall) -> str:
+    """What a tool call did, in a few words: "read guide.md:1-80", "searched for 'proxy'"."""
+    try:
+        args: Any = json.loads(call.arguments or "{}")
+    except ValueError:
+        args = {}
+    args = args if isinstance(args, dict) else {}
+
+    def text(key: str) -> str:
+        return " ".join(str(args.get(key, "")).split())[:60]
+
+    if call.name == "read_doc":
+        start = args.get("start", 1)
+        end = args.get("end")
+        lines = f"{start}-{end}" if end is not None else f"{start}-"
+        return f"read {text('path')}:{lines}"
+    if call.name in {"grep_docs", "search_docs"}:
+        words = text("keyword") or text("query")
+        scope = f" in {text('path')}" if args.get("path") else ""
+        return f"searched for '{words}'{scope}"
+    if call.name == "list_docs":
+        return "listed the docs"
+    return f"called {call.name}"
+
+
+def stub(call: ToolCall, step: int) -> str:
+    """The one line that stands for an observation once it is shortened."""
+    return f"[{describe(call)} at step {step} — {SHORTENED}"
+
+
+@dataclass(frozen=True)
+class Shortened:
+    """What one compaction did: the new messages, the stubs written and the tokens saved."""
+
+    messages: list[Message]
+    stubs: tuple[str, ...] = ()
+    tokens_saved: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compaction:
+    """When and how far a conversation is shortened."""
+
+    after_tokens: int = DEFAULT_COMPACT_AFTER
+    keep_steps: int = DEFAULT_COMPACT_KEEP_STEPS
+
+    def needed(self, messages: Sequence[Message]) -> bool:
+        """Whether the conversation has passed the threshold."""
+        return sum(estimate(m) for m in messages) > self.after_tokens
+
+    def shorten(self, messages: Sequence[Message], *, keep_steps: int | None = None) -> Shortened:
+        """Stub every observation outside the last `keep_steps` steps (default: the policy's)."""
+        keep = self.keep_steps if keep_steps is None else keep_steps
+        located = _locate(messages)
+        tool_steps = sorted({place for _, place in located.values()})
+        kept = set(tool_steps[-keep:]) if keep > 0 else set()
+        result, stubs, saved = list(messages), [], 0
+        for index, (call, place) in located.items():
+            if place in kept:
+                continue
+            old = result[index]
+            text = stub(call, place[1])
+            if old.content == text:
+                continue
+            new = replace(old, content=text)
+            saved += estimate(old) - estimate(new)
+            result[index] = new
+            stubs.append(text)
+        return Shortened(result, tuple(stubs), max(saved, 0))
+
+
+def _locate(messages: Sequence[Message]) -> dict[int, tuple[ToolCall, tuple[int, int]]]:
+    """For each tool message's index: its call, and (question number, step in that question)."""
+    found: dict[int, tuple[ToolCall, tuple[int, int]]] = {}
+    calls: dict[str, ToolCall] = {}
+    question = step = 0
+    for index, message in enumerate(messages):
+        if message.role == "user":
+            question, step = question + 1, 0
+        elif message.role == "assistant":
+            step += 1
+            calls = {call.id: call for call in message.tool_calls}
+        elif message.role == "tool" and message.tool_call_id in calls:
+            found[index] = (calls[message.tool_call_id], (question, step))
+    return found

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.compaction import Compaction, describe, stub
+from agent.events import ContextCompacted, Event, RunFinished
+from agent.loop import Agent
+from agent.messages import Message
+from agent.session import Session
+from agent.testing import ScriptedModel, call, reply
+from agent.tools.docs import DocsContext, docs_registry
+from agent.trace import read_trace, trace_header
+
+LONG = "advanced/long.md"
+
+
+def reads(n: int) -> list[Message]:
+    """`n` steps that each read a different 20-line slice of advanced/long.md, then an answer."""
+    turns = [
+        reply(
+            None,
+            call("read_doc", {"path": "advanced/long.md", "start": 1 + 10 * k, "end": 20 + 10 * k}),
+        )
+        for k in range(n)
+    ]
+    return [*turns, reply("done (advanced/long.md:1-20)")]
+
+
+def agent_for(
+    ctx: DocsContext, turns: list[Message], compaction: Compaction | None
+) -> tuple[Agent, ScriptedModel]:
+    model = ScriptedModel(list(turns))
+    agent = Agent(model, docs_registry(), context=[ctx], max_steps=40, compaction=compaction)
+    return agent, model
+
+
+def tool_texts(request: list[Message]) -> list[str]:
+    return [m.content or "" for m in request if m.role == "tool"]
+
+
+def test_describe_says_what_each_tool_call_did() -> None:
+    assert describe(call("read_doc", {"path": "a.md", "start": 41, "end": 71})) == "read a.md:41-71"
+    assert describe(call("read_doc", {"path": "a.md"})) == "read a.md:1-"
+    assert describe(call("grep_docs", {"keyword": "proxy", "path": "adv/"})) == (
+        "searched for 'proxy' in adv/"
+    )
+    assert describe(call("search_docs", {"query": "pool  timeout"})) == (
+        "searched for 'pool timeout'"
+    )
+    assert describe(call("list_docs")) == "listed the docs"
+    assert describe(call("read_doc", "not json")) == "read :1-"
+    assert stub(call("read_doc", {"path": "a.md", "start": 2, "end": 9}), 4) == (
+        "[read a.md:2-9 at step 4 — shortened]"
+    )
+
+
+def test_a_long_run_sends_old_observations_as_stubs_and_keeps_the_last_steps_whole(
+    ctx: DocsContext,
+) -> None:
+    agent, model = agent_for(ctx, reads(10), Compaction(after_tokens=600, keep_steps=3))
+    events = list(agent.run("What is in long.md?"))
+    assert isinstance(events[-1], RunFinished) and events[-1].stop_reason == "answered"
+    last = tool_texts(model.requests[-1])
+    assert last[:7] == [
+        f"[read advanced/long.md:{1 + 10 * k}-{20 + 10 * k} at step {k + 1} — shortened]"
+        for k in range(7)
+    ]
+    assert all(text.startswith("advanced/long.md lines") for text in last[7:])
+    assert len(last) == 10
+    compacted = [e for e in events if isinstance(e, ContextCompacted)]
+    assert compacted, "the run passed the threshold, so something was shortened"
+    assert all(e.tokens_saved > 0 and e.stubs for e in compacted)
+    # every stub is announced once, in order
+    assert [s for e in compacted for s in e.stubs] == last[:7]
+    # the trace-side events still carry each observation whole
+    assert "line 11" in next(
+        e.output for e in events if getattr(e, "name", "") == "read_doc" and hasattr(e, "output")
+    )
+
+
+def test_compaction_off_or_below_the_threshold_changes_nothing(ctx: DocsContext) -> None:
+    for compaction in (None, Compaction(after_tokens=1_000_000)):
+        agent, model = agent_for(ctx, reads(6), compaction)
+        events = list(agent.run("q"))
+        assert not [e for e in events if isinstance(e, ContextCompacted)]
+        assert not any("shortened" in t for t in tool_texts(model.requests[-1]))
+
+
+def test_compaction_saves_most_prompt_tokens_on_a_long_run(ctx: DocsContext) -> None:
+    def prompt_chars(compaction: Compaction | None) -> int:
+        agent, model = agent_for(ctx, reads(30), compaction)
+        list(agent.run("q"))
+        return sum(len(m.content or "") for request in model.requests for m in request)
+
+    assert prompt_chars(Compaction(after_tokens=2_000)) < 0.5 * prompt_chars(None)
+
+
+def test_a_follow_up_carries_earlier_answers_and_stubs_not_old_observations(
+    ctx: DocsContext, tmp_path: Path
+) -> None:
+    turns = [*reads(2), reply("second answer")]
+    agent, model = agent_for(ctx, turns, Compaction())
+    session = Session(agent, trace_dir=tmp_path)
+    list(session.ask("first question"))
+    events: list[Event] = list(session.ask("and then?"))
+    follow_up = model.requests[-1]
+    assert [m.content for m in follow_up if m.role in {"user", "assistant"} and m.content] == [
+        "first question",
+        "done (advanced/long.md:1-20)",
+        "and then?",
+    ]
+    assert tool_texts(follow_up) == [
+        "[read advanced/long.md:1-20 at step 1 — shortened]",
+        "[read advanced/long.md:11-30 at step 2 — shortened]",
+    ]
+    compacted = [e for e in events if isinstance(e, ContextCompacted)]
+    assert len(compacted) == 1 and compacted[0].step == 0
+    # the trace records the compaction and reads it back
+    assert session.last_trace is not None
+    again = [e for e in read_trace(session.last_trace).events if isinstance(e, ContextCompacted)]
+    assert again == compacted
+    assert trace_header(agent, "q")["model"] == "scripted"
