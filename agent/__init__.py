@@ -20,6 +20,7 @@ from agent.errors import (
     TraceError,
 )
 from agent.events import (
+    ContextCompacted,
     Event,
     MessageAppended,
     ModelReplied,
@@ -63,6 +64,7 @@ __all__ = [
     "Citation",
     "Config",
     "ConfigError",
+    "ContextCompacted",
     "Corpus",
     "DEFAULT_MAX_STEPS",
     "DEFAULT_TIMEOUT",

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 
 from agent.messages import Message
 
-StopReason = Literal["answered", "max_steps", "budget", "cancelled", "error"]
+StopReason = Literal["answered", "max_steps", "budget", "repeated", "cancelled", "error"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,7 @@ class RunStats:
     usage: Usage = field(default_factory=Usage)
     elapsed_s: float = 0.0
     cost_usd: float | None = None
+    repeats: int = 0
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,11 @@ class ToolCallStarted(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCallFinished(Event):
-    """A tool call ended; `output` is the whole result, before truncation for the model."""
+    """A tool call ended; `output` is the whole result, before truncation for the model.
+
+    A call with the same arguments as an earlier one is not run again: `repeat_of` names
+    the step that has its result, and `output` says so to the model.
+    """
 
     kind: ClassVar[str] = "tool_end"
     step: int
@@ -158,6 +163,8 @@ class ToolCallFinished(Event):
     output: str
     error: bool
     duration_s: float
+    repeat_of: int | None = None
+    """The step that already made this exact call (the tool was not run again)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,6 +191,7 @@ class Totals:
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None
+    repeats: int = 0
 
     def add(self, event: Event) -> Totals:
         """The totals with one more event counted."""
@@ -193,6 +201,8 @@ class Totals:
             return dataclasses.replace(self, usage=event.total, cost_usd=event.cost_usd)
         if isinstance(event, ToolCallStarted):
             return dataclasses.replace(self, tool_calls=self.tool_calls + 1)
+        if isinstance(event, ToolCallFinished) and event.repeat_of is not None:
+            return dataclasses.replace(self, repeats=self.repeats + 1)
         if isinstance(event, RunStarted):
             return Totals()
         if isinstance(event, RunFinished):
@@ -203,6 +213,7 @@ class Totals:
                 tool_calls=stats.tool_calls,
                 usage=stats.usage if counted else self.usage,
                 cost_usd=stats.cost_usd if counted else self.cost_usd,
+                repeats=stats.repeats,
             )
         return self
 
@@ -214,6 +225,7 @@ class Totals:
             usage=self.usage,
             elapsed_s=round(elapsed_s, 3),
             cost_usd=self.cost_usd,
+            repeats=self.repeats,
         )
 
     def finish(

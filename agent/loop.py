@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -31,7 +32,7 @@ from agent.events import (
 from agent.models.base import Delta, Model, Reply, Retry
 from agent.observation import truncate
 from agent.tools.final import FinalAnswer
-from agent.tools.registry import ToolContext, ToolRegistry
+from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
 
 SYSTEM_PROMPT = """\
 You answer questions about a folder of documentation. Use the tools: list_docs to see the
@@ -52,6 +53,34 @@ class _Run:
     cancel: threading.Event
     totals: Totals = field(default_factory=Totals)
     compacting: bool = False
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)  # call -> step that made it
+    last_repeat: tuple[str, str] | None = None
+
+
+def _call_key(call: msg.ToolCall) -> tuple[str, str]:
+    """A call's name and its arguments in canonical form (key order and spacing ignored)."""
+    try:
+        arguments = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
+    except (ValueError, RecursionError):
+        arguments = call.arguments
+    return call.name, arguments
+
+
+REPEAT_HINTS = {
+    "read_doc": "read other lines or another doc, or answer from what you have read",
+    "grep_docs": "try other words, or read_doc the lines it found",
+    "search_docs": "try other words, or read_doc a section it found",
+    "list_docs": "pick a doc from that list and read_doc it",
+}
+
+
+def repeat_note(name: str, step: int) -> str:
+    """The observation for a call that repeats an earlier one exactly."""
+    hint = REPEAT_HINTS.get(name, "try something else, or answer from what you have")
+    return (
+        f"repeat: {name} was already called with these arguments at step {step}, and its "
+        f"result is above; calling it again gives the same result. Instead, {hint}."
+    )
 
 
 class Agent:
@@ -202,7 +231,11 @@ class Agent:
     def _run_tools(
         self, run: _Run, calls: Sequence[msg.ToolCall]
     ) -> Generator[Event, None, RunFinished | None]:
-        """Run each call, one tool message per call id; a terminal tool's success ends the run."""
+        """Run each call, one tool message per call id; a terminal tool's success ends the run.
+
+        A call made before with the same arguments is not run again (`repeat_of`); the
+        same repeat twice in a row ends the run.
+        """
         step, ended = run.totals.steps, None
         for call in calls:
             yield self._count(
@@ -211,24 +244,38 @@ class Agent:
                     step=step, tool_call_id=call.id, name=call.name, arguments=call.arguments
                 ),
             )
+            key = _call_key(call)
+            earlier = run.seen.get(key)
             started = self.clock()
-            outcome = self.tools.call(call.name, call.arguments, self.context)
-            yield ToolCallFinished(
-                step=step,
-                tool_call_id=call.id,
-                name=call.name,
-                output=outcome.output,
-                error=outcome.error,
-                duration_s=round(self.clock() - started, 3),
+            if earlier is None:
+                run.seen[key] = step
+                outcome = self.tools.call(call.name, call.arguments, self.context)
+            else:
+                outcome = ToolOutcome(repeat_note(call.name, earlier))
+            stuck = earlier is not None and run.last_repeat == key
+            run.last_repeat = key if earlier is not None else None
+            yield self._count(
+                run,
+                ToolCallFinished(
+                    step=step,
+                    tool_call_id=call.id,
+                    name=call.name,
+                    output=outcome.output,
+                    error=outcome.error,
+                    duration_s=round(self.clock() - started, 3),
+                    repeat_of=earlier,
+                ),
             )
             observation = truncate(outcome.output, self.max_observation_chars)
             yield self._append(run, step, msg.tool_result(call, observation))
-            if ended is None and not outcome.error and self.is_terminal(call.name):
-                ended = outcome
-        if ended is None:
-            return None
-        output = self.final.as_dict(ended.value) if self.final else None
-        return self._finish(run, "answered", answer=self.answer_text(ended), output=output)
+            if stuck and ended is None:
+                error = f"the model repeated the same {call.name} call twice in a row"
+                ended = self._finish(run, "repeated", error=error)
+            elif ended is None and not outcome.error and self.is_terminal(call.name):
+                output = self.final.as_dict(outcome.value) if self.final else None
+                answer = self.answer_text(outcome)
+                ended = self._finish(run, "answered", answer=answer, output=output)
+        return ended
 
     def _append(self, run: _Run, step: int, message: msg.Message) -> MessageAppended:
         run.messages.append(message)

@@ -27,6 +27,7 @@ from tui.options import (
     MaxSteps,
     MaxTokens,
     Model,
+    NoCompact,
     NoStream,
     Options,
     Timeout,
@@ -36,7 +37,14 @@ from tui.options import (
 )
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_ANSWER, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-EXIT_CODES = {"answered": 0, "max_steps": 3, "budget": 3, "cancelled": 130, "error": 1}
+EXIT_CODES = {
+    "answered": 0,
+    "max_steps": 3,
+    "budget": 3,
+    "repeated": 3,
+    "cancelled": 130,
+    "error": 1,
+}
 
 app = typer.Typer(
     name="docsagent",
@@ -75,6 +83,7 @@ def main_callback(
     trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
+    no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
     version: Annotated[
         bool,
@@ -101,6 +110,7 @@ def tui(
     trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
+    no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
@@ -134,6 +144,7 @@ def ask(
     trace: TracePath = None,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
+    no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of the answer.")

@@ -110,6 +110,15 @@ NoStream = Annotated[
         help="Ask for whole replies, for servers that cannot stream.",
     ),
 ]
+NoCompact = Annotated[
+    bool,
+    typer.Option(
+        "--no-compact",
+        envvar="DOCSAGENT_NO_COMPACT",
+        help="Send every earlier tool result whole (by default, once a run passes about "
+        "8,000 tokens, results older than the last 3 steps go as one-line stubs).",
+    ),
+]
 Timeout = Annotated[
     float,
     typer.Option(
@@ -132,6 +141,7 @@ class Options:
     max_steps: int = DEFAULT_MAX_STEPS
     trace_dir: Path | None = None
     no_stream: bool = False
+    no_compact: bool = False
     timeout: float = DEFAULT_TIMEOUT
     max_tokens: int | None = None
     trace: Path | None = None
@@ -181,6 +191,7 @@ def make_config(
         max_steps=options.max_steps,
         token_budget=options.max_tokens,
         stream=not options.no_stream,
+        compact=not options.no_compact,
         timeout=options.timeout,
         trace_dir=options.trace_dir or default_trace_dir(),
         prices=_prices(env.get("DOCSAGENT_PRICES")),

@@ -6,6 +6,7 @@ import json
 from typing import TextIO
 
 from agent import (
+    ContextCompacted,
     Event,
     RetryScheduled,
     RunFinished,
@@ -46,6 +47,7 @@ def summary_line(event: RunFinished, trace: str | None = None) -> str:
         "answered": "answered",
         "max_steps": "no answer",
         "budget": "stopped: token budget",
+        "repeated": "stopped: repeated call",
         "cancelled": "cancelled",
         "error": "failed",
     }[event.stop_reason]
@@ -54,6 +56,8 @@ def summary_line(event: RunFinished, trace: str | None = None) -> str:
         f"{stats.tool_calls} tool call{'s' if stats.tool_calls != 1 else ''}",
         tokens_line(stats),
     ]
+    if stats.repeats:
+        parts.insert(2, f"{stats.repeats} repeated")
     if stats.cost_usd is not None:
         parts.append(f"≈${stats.cost_usd:.4f}")
     parts.append(f"{stats.elapsed_s:.1f} s")
@@ -75,7 +79,15 @@ class ProgressPrinter:
         elif isinstance(event, ToolCallFinished):
             mark = "✗" if event.error else "→"
             line = f"[step {event.step}] {event.name}({self._arguments(event)}) {mark} "
-            self._write(line + preview(event.output))
+            if event.repeat_of is not None:
+                self._write(line + f"repeat of step {event.repeat_of} (not run again)")
+            else:
+                self._write(line + preview(event.output))
+        elif isinstance(event, ContextCompacted):
+            saved = f"{len(event.stubs)} old result{'s' if len(event.stubs) != 1 else ''}"
+            self._write(
+                f"[step {event.step}] context: shortened {saved}, ≈{event.tokens_saved:,} tok saved"
+            )
         elif isinstance(event, RetryScheduled):
             wait = f"retry {event.attempt} in {event.delay_s:.1f} s"
             self._write(f"[step {event.step}] {wait}: {event.reason}")

@@ -23,9 +23,14 @@ RUN_STYLES: dict[RunState, str] = {
     "error": "bold red",
     "max_steps": "bold magenta",
     "budget": "bold magenta",
+    "repeated": "bold magenta",
     "interrupted": "bold magenta",
 }
-RUN_LABELS: dict[RunState, str] = {"max_steps": "step limit", "budget": "budget used up"}
+RUN_LABELS: dict[RunState, str] = {
+    "max_steps": "step limit",
+    "budget": "budget used up",
+    "repeated": "stopped: repeated call",
+}
 
 
 def outcome_label(outcome: str) -> str:

@@ -35,6 +35,7 @@ RunState = Literal[
     "error",
     "max_steps",
     "budget",
+    "repeated",
     "interrupted",
 ]
 NoticeLevel = Literal["info", "warning", "error"]

@@ -120,3 +120,18 @@ def test_a_follow_up_carries_earlier_answers_and_stubs_not_old_observations(
     again = [e for e in read_trace(session.last_trace).events if isinstance(e, ContextCompacted)]
     assert again == compacted
     assert trace_header(agent, "q")["model"] == "scripted"
+
+
+def test_the_config_switches_compaction_off_and_a_budget_lowers_the_threshold() -> None:
+    from agent.config import Config, compaction_for
+
+    assert compaction_for(Config(compact=False)) is None
+    assert compaction_for(Config()) == Compaction()
+    assert compaction_for(Config(token_budget=4_000)) == Compaction(after_tokens=1_000)
+
+
+def test_no_compact_on_the_command_line_reaches_the_config() -> None:
+    from tui.options import Options, make_config
+
+    assert make_config(Options(no_compact=True), {})[0].compact is False
+    assert make_config(Options(), {})[0].compact is True

@@ -130,7 +130,8 @@ def test_two_calls_in_one_turn_get_two_tool_messages_in_order(ctx: DocsContext) 
 
 
 def test_step_limit_gives_an_honest_no_answer(ctx: DocsContext) -> None:
-    agent, _ = agent_for(ctx, *[reply(None, call("list_docs"))] * 5, max_steps=3)
+    greps = [reply(None, call("grep_docs", {"keyword": word})) for word in "abcde"]
+    agent, _ = agent_for(ctx, *greps, max_steps=3)
     final = list(agent.run("q"))[-1]
     assert isinstance(final, RunFinished)
     assert (final.stop_reason, final.answer, final.error) == (
@@ -286,3 +287,49 @@ def test_an_empty_reply_is_an_error_not_an_answer(ctx: DocsContext) -> None:
         None,
         "the model sent an empty reply",
     )
+
+
+def test_a_repeated_call_is_not_run_again_and_says_where_the_result_is(
+    ctx: DocsContext,
+) -> None:
+    agent, model = agent_for(
+        ctx,
+        reply(None, call("read_doc", {"path": "guide.md", "start": 1, "end": 5})),
+        reply(None, call("grep_docs", {"keyword": "timeout"})),
+        reply(None, call("read_doc", '{"end": 5, "path": "guide.md",  "start": 1}')),
+        reply("Five seconds (guide.md:7)."),
+    )
+    events = list(agent.run("q"))
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [e.repeat_of for e in finished] == [None, None, 1]
+    assert finished[2].output == (
+        "repeat: read_doc was already called with these arguments at step 1, and its result "
+        "is above; calling it again gives the same result. Instead, read other lines or "
+        "another doc, or answer from what you have read."
+    )
+    assert model.requests[3][-1].content == finished[2].output
+    final = events[-1]
+    assert isinstance(final, RunFinished) and final.stop_reason == "answered"
+
+
+def test_the_same_repeat_twice_in_a_row_ends_the_run(ctx: DocsContext) -> None:
+    same = reply(None, call("grep_docs", {"keyword": "timeout"}))
+    agent, _ = agent_for(ctx, same, same, same, reply("never asked"), max_steps=8)
+    events = list(agent.run("q"))
+    final = events[-1]
+    assert isinstance(final, RunFinished)
+    assert (final.stop_reason, final.error) == (
+        "repeated",
+        "the model repeated the same grep_docs call twice in a row",
+    )
+    assert final.stats.steps == 3
+    repeats = [e.repeat_of for e in events if isinstance(e, ToolCallFinished)]
+    assert repeats == [None, 1, 1]
+
+
+def test_a_repeat_between_other_calls_does_not_end_the_run(ctx: DocsContext) -> None:
+    grep = reply(None, call("grep_docs", {"keyword": "timeout"}))
+    other = reply(None, call("list_docs"))
+    agent, _ = agent_for(ctx, grep, grep, other, grep, reply("ok"), max_steps=8)
+    final = list(agent.run("q"))[-1]
+    assert isinstance(final, RunFinished) and final.stop_reason == "answered"
