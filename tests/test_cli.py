@@ -95,7 +95,9 @@ def test_ask_json(docs: Path, tmp_path: Path) -> None:
     data = json.loads(out)
     assert data["answer"] == ANSWER
     assert data["stop_reason"] == "answered"
-    assert data["citations"] == [{"path": "replay.md", "start": 3, "end": 3, "valid": True}]
+    assert data["citations"] == [
+        {"path": "replay.md", "start": 3, "end": 3, "valid": True, "read": True, "quoted": True}
+    ]
     assert data["stats"]["steps"] == 3
     assert data["stats"]["tool_calls"] == 2
     assert data["stats"]["prompt_tokens"] > 0 and data["stats"]["completion_tokens"] > 0
@@ -301,3 +303,18 @@ def test_a_blank_llm_key_does_not_hide_the_openai_key() -> None:
 
     config, notice = make_config(Options(), {"LLM_API_KEY": " ", "OPENAI_API_KEY": "sk-x"})
     assert (config.api_key, config.model, notice) == ("sk-x", "gpt-4o-mini", None)
+
+
+def test_ask_warns_about_a_citation_of_lines_the_run_never_read(docs: Path, tmp_path: Path) -> None:
+    turns: list[dict[str, object]] = [
+        {"tool_calls": [{"name": "grep_docs", "arguments": {"keyword": "replay"}}]},
+        {"content": ANSWER},
+    ]
+    code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, turns), "--json")
+    assert code == 0
+    assert "docsagent: warning: the answer cites lines the run never read: replay.md:3" in err
+    assert json.loads(out)["citations"] == [
+        {"path": "replay.md", "start": 3, "end": 3, "valid": True, "read": False, "quoted": True}
+    ]
+    code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS))
+    assert code == 0 and "warning" not in err

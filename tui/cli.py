@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sys
@@ -15,6 +16,7 @@ from agent import (
     DEFAULT_MAX_STEPS,
     DEFAULT_TIMEOUT,
     AgentError,
+    Citation,
     ConfigError,
     Event,
     ModelError,
@@ -199,22 +201,42 @@ def _run(session: Any, question: str) -> RunFinished:
 
 
 def _report(finished: RunFinished, session: Any, *, as_json: bool, docs: Path) -> None:
-    from agent import Corpus, find_citations
     from tui.printer import summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
     typer.echo(summary_line(finished, trace), err=True)
     code = EXIT_CODES[finished.stop_reason]
-    if as_json:
-        corpus = Corpus.open(docs)
+    citations = _citations(finished, session.last_trace, docs)
+    unread = [c.label for c in citations if c.valid and not c.read]
+    if unread:
+        listed = ", ".join(unread)
         typer.echo(
-            json.dumps(_json_result(finished, trace, find_citations(finished.answer or "", corpus)))
+            f"docsagent: warning: the answer cites lines the run never read: {listed}", err=True
         )
+    if as_json:
+        typer.echo(json.dumps(_json_result(finished, trace, citations)))
     elif finished.answer is not None:
         _print_answer(finished.answer)
     if finished.error and finished.stop_reason != "answered":
         typer.echo(f"docsagent: {finished.error}", err=True)
     raise typer.Exit(code)
+
+
+def _citations(finished: RunFinished, trace: Path | None, docs: Path) -> list[Citation]:
+    """The answer's citations, checked against the docs and the saved trace's tool results."""
+    from agent import Corpus, find_citations, read_trace
+
+    if not finished.answer:
+        return []
+    events: list[Event] = []
+    if trace is not None:
+        with contextlib.suppress(AgentError):  # still checked against the docs
+            events = read_trace(trace).events
+    try:
+        corpus = Corpus.open(docs)
+    except AgentError:
+        return find_citations(finished.answer, None, events)
+    return find_citations(finished.answer, corpus, events)
 
 
 def _json_result(finished: RunFinished, trace: str | None, citations: list[Any]) -> dict[str, Any]:
