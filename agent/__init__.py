@@ -36,11 +36,15 @@ from agent.events import (
     Totals,
     Usage,
 )
+from agent.export import FORMATS as EXPORT_FORMATS
+from agent.export import export as export_trace
 from agent.loop import SYSTEM_PROMPT, Agent
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Model, Reply, Retry
 from agent.observation import RunResult, truncate
 from agent.pricing import estimate_cost, parse_prices
+from agent.rerun import RerunReport
+from agent.rerun import rerun as rerun_trace
 from agent.session import Session
 from agent.tools.citations import Citation, find_citations
 from agent.tools.corpus import Corpus
@@ -70,6 +74,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "Delta",
     "DocsContext",
+    "EXPORT_FORMATS",
     "Event",
     "Message",
     "MessageAppended",
@@ -79,6 +84,7 @@ __all__ = [
     "ModelRequested",
     "OFFLINE",
     "Reply",
+    "RerunReport",
     "Retry",
     "RetryScheduled",
     "RunFinished",
@@ -111,6 +117,7 @@ __all__ = [
     "estimate_cost",
     "event_from_dict",
     "event_to_dict",
+    "export_trace",
     "find_citations",
     "grep_docs",
     "list_docs",
@@ -118,6 +125,7 @@ __all__ = [
     "read_doc",
     "read_trace",
     "recent_traces",
+    "rerun_trace",
     "tool",
     "trace_header",
     "truncate",

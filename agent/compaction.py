@@ -62,6 +62,7 @@ class Shortened:
     messages: list[Message]
     stubs: tuple[str, ...] = ()
     tokens_saved: int = 0
+    tool_call_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +82,7 @@ class Compaction:
         located = _locate(messages)
         tool_steps = sorted({place for _, place in located.values()})
         kept = set(tool_steps[-keep:]) if keep > 0 else set()
-        result, stubs, saved = list(messages), [], 0
+        result, stubs, ids, saved = list(messages), [], [], 0
         for index, (call, place) in located.items():
             if place in kept:
                 continue
@@ -93,7 +94,8 @@ class Compaction:
             saved += estimate(old) - estimate(new)
             result[index] = new
             stubs.append(text)
-        return Shortened(result, tuple(stubs), max(saved, 0))
+            ids.append(call.id)
+        return Shortened(result, tuple(stubs), max(saved, 0), tuple(ids))
 
 
 def _locate(messages: Sequence[Message]) -> dict[int, tuple[ToolCall, tuple[int, int]]]:

@@ -129,12 +129,13 @@ class ModelReplied(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class ContextCompacted(Event):
-    """Before `step`'s request, old observations were replaced by the one-line `stubs`."""
+    """Before `step`'s request, the results of `tool_call_ids` were replaced by `stubs`."""
 
     kind: ClassVar[str] = "compaction"
     step: int
     stubs: tuple[str, ...]
     tokens_saved: int
+    tool_call_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -207,7 +207,10 @@ class Agent:
         if shortened.stubs:
             run.messages = shortened.messages
             yield ContextCompacted(
-                step=step, stubs=shortened.stubs, tokens_saved=shortened.tokens_saved
+                step=step,
+                stubs=shortened.stubs,
+                tokens_saved=shortened.tokens_saved,
+                tool_call_ids=shortened.tool_call_ids,
             )
 
     def _check_reply(self, run: _Run, reply: Reply | None) -> RunFinished | None:

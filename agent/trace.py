@@ -93,6 +93,7 @@ _DECODERS: dict[str, Any] = {
     "stats": lambda data: _stats(data) if isinstance(data, dict) else _build(RunStats, data),
     "history": lambda items: tuple(_message(m) for m in items),
     "stubs": lambda items: tuple(str(item) for item in items),
+    "tool_call_ids": lambda items: tuple(str(item) for item in items),
 }
 
 

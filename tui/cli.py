@@ -304,6 +304,83 @@ def replay(
     raise typer.Exit(run_replay(loaded, path=trace, speed=speed, instant=instant, step=step))
 
 
+@app.command()
+def rerun(
+    trace: Annotated[
+        Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
+    ],
+    docs: Annotated[
+        Path | None,
+        typer.Option(
+            "--docs",
+            metavar="DIR",
+            help="Check against this docs folder [default: the folder the run used].",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Run a trace's tool calls again on today's docs and say what changed (no model).
+
+    Exit 0 when every citation of the answer still holds, 1 when one does not.
+    """
+    from agent import Corpus, read_trace, rerun_trace
+    from tui.share import rerun_lines
+
+    try:
+        loaded = read_trace(trace)
+        folder = docs or Path(str(loaded.header.get("docs") or "."))
+        corpus = Corpus.open(folder)
+    except AgentError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    report = rerun_trace(loaded, corpus)
+    if as_json:
+        typer.echo(json.dumps(dataclasses.asdict(report), default=str))
+    else:
+        for line in rerun_lines(report):
+            typer.echo(line)
+    raise typer.Exit(EXIT_OK if report.holds else 1)
+
+
+@app.command()
+def export(
+    trace: Annotated[
+        Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
+    ],
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="markdown, html (one self-contained page) or openai (the messages as sent).",
+        ),
+    ] = "markdown",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout."),
+    ] = None,
+) -> None:
+    """Export a saved run to share: Markdown, an HTML page, or the model's messages as JSON."""
+    from agent import EXPORT_FORMATS, export_trace, read_trace
+
+    if format not in EXPORT_FORMATS:
+        raise _fail(f"unknown format {format!r}: use {', '.join(EXPORT_FORMATS)}", EXIT_USAGE)
+    try:
+        loaded = read_trace(trace)
+    except TraceError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    text = export_trace(loaded, format)  # type: ignore[arg-type]
+    if output is None:
+        sys.stdout.write(text)
+        raise typer.Exit(EXIT_OK)
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
+    typer.echo(f"docsagent: wrote {output}", err=True)
+
+
 def _print_trace(events: list[Event], *, complete: bool) -> None:
     from tui.printer import ProgressPrinter, summary_line
 

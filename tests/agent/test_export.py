@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.export import FORMATS, export
+from agent.trace import read_trace
+from tui.cli import app
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+KEY = "sk-test-secret-key-0123456789"
+
+
+def test_markdown_has_the_question_steps_answer_citations_and_totals() -> None:
+    text = export(read_trace(FIXTURES / "answered.jsonl"), "markdown")
+    lines = text.splitlines()
+    assert lines[0] == "# What is the default timeout?"
+    assert "## Step 1" in lines and "## Answer" in lines and "## Totals" in lines
+    assert any(line.startswith("**read_doc** `{") for line in lines)
+    assert "- advanced/timeouts.md:3 (read in the run)" in lines
+    assert lines[-1].startswith("answered after ")
+
+
+def test_long_results_are_folded_in_markdown_and_html() -> None:
+    trace = read_trace(FIXTURES / "answered.jsonl")
+    assert "<details><summary>" in export(trace, "markdown")
+    page = export(trace, "html")
+    assert "<details><summary>" in page  # folded (closed) for a long result
+    assert "<script" not in page and "http" not in page.split("<body>")[0]
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.seen: set[str] = set()
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        self.seen.add(tag)
+        if tag not in {"meta", "br", "link"}:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack)
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_is_one_well_formed_self_contained_page() -> None:
+    page = export(read_trace(FIXTURES / "answered.jsonl"), "html")
+    parser = _Tags()
+    parser.feed(page)
+    assert parser.stack == []
+    assert {"html", "style", "details", "summary", "pre", "h1"} <= parser.seen
+    assert not ({"script", "link", "img", "iframe"} & parser.seen)
+    assert "What is the default timeout?" in "".join(parser.text)
+    assert "tokens so far" in page
+
+
+def test_openai_format_is_the_messages_as_sent() -> None:
+    data = json.loads(export(read_trace(FIXTURES / "answered.jsonl"), "openai"))
+    assert data["model"] == "scripted"
+    assert [t["function"]["name"] for t in data["tools"]][:3] == [
+        "list_docs",
+        "grep_docs",
+        "read_doc",
+    ]
+    roles = [m["role"] for m in data["messages"]]
+    assert roles[:2] == ["system", "user"] and roles[-1] == "assistant"
+    calls = [c["id"] for m in data["messages"] for c in m.get("tool_calls", [])]
+    answered = [m["tool_call_id"] for m in data["messages"] if m["role"] == "tool"]
+    assert calls == answered  # one tool message per call id, in order
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_interrupted_trace_exports_and_says_so(fmt: str) -> None:
+    text = export(read_trace(FIXTURES / "interrupted.jsonl"), fmt)  # type: ignore[arg-type]
+    if fmt != "openai":
+        assert "interrupted (the trace ends before the run did)" in text
+    else:
+        assert json.loads(text)["messages"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_key_is_in_no_export(fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nThe answer is 42.\n")
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            [
+                {"tool_calls": [{"name": "read_doc", "arguments": {"path": "a.md"}}]},
+                {"content": "42 (a.md:3)"},
+            ]
+        )
+    )
+    monkeypatch.setenv("LLM_API_KEY", KEY)
+    trace = tmp_path / "run.jsonl"
+    args = ["ask", "q", "--docs", str(docs), "--model", f"script:{script}", "--trace", str(trace)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    out = tmp_path / f"export.{fmt}"
+    result = CliRunner().invoke(app, ["export", str(trace), "--format", fmt, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert KEY not in out.read_text() and "42 (a.md:3)" in out.read_text()
+
+
+def test_export_command_errors_are_one_line() -> None:
+    bad = CliRunner().invoke(app, ["export", str(FIXTURES / "answered.jsonl"), "-f", "pdf"])
+    assert bad.exit_code == 2
+    assert bad.stderr == "docsagent: unknown format 'pdf': use markdown, html, openai\n"
+    missing = CliRunner().invoke(app, ["export", "/nonexistent.jsonl"])
+    assert missing.exit_code == 2 and missing.stderr.startswith("docsagent: no trace file")
