@@ -1,0 +1,64 @@
+"""The HTML export in a real headless browser (`make bench`).
+
+Chromium comes from Debian's packages: installed here when missing and possible,
+otherwise the test is skipped with the reason. The page is rendered to a screenshot in
+tests/output/ for a person to look at, and its DOM is checked.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent.export import export
+from agent.trace import read_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT = ROOT / "tests" / "output"
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found:
+        return found
+    if shutil.which("apt-get") is None:
+        pytest.skip("no chromium and no apt-get to install it")
+    done = subprocess.run(
+        ["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, text=True, timeout=600
+    )
+    found = shutil.which("chromium")
+    if done.returncode != 0 or not found:
+        pytest.skip(f"cannot install chromium: {done.stderr.strip().splitlines()[-1:]}")
+    return found
+
+
+def test_the_html_export_renders_in_chromium() -> None:
+    browser = chromium()
+    OUTPUT.mkdir(exist_ok=True)
+    page = OUTPUT / "export.html"
+    page.write_text(export(read_trace(ROOT / "tests/fixtures/answered.jsonl"), "html"), "utf-8")
+    shot = OUTPUT / "export.png"
+    shot.unlink(missing_ok=True)
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    no_scripts = ["--disable-javascript"]  # the page reads with scripts off
+    subprocess.run(
+        [browser, *flags, *no_scripts, f"--screenshot={shot}", "--window-size=1000,1600"]
+        + [page.as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    dom = subprocess.run(
+        [browser, *flags, "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert "<h1>What is the default timeout?</h1>" in dom
+    assert dom.count("<details") >= 1 and "Totals" in dom
+    assert shot.stat().st_size > 10_000  # a real picture, not an empty page
+    print(f"\nexport: rendered in {Path(browser).name}; screenshot {shot.relative_to(ROOT)}")
