@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -37,10 +36,10 @@ def default_docs() -> Path:
     return Path(__file__).resolve().parent.parent / "data" / "manual"
 
 
-def default_trace_dir() -> Path:
-    """Where traces are saved when no folder is given (XDG state dir)."""
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "docsagent" / "traces"
+def default_trace_dir(state_home: str | None = None) -> Path:
+    """Where traces are saved when no folder is given: under the XDG state dir `state_home`."""
+    state = Path(state_home) if state_home else Path.home() / ".local" / "state"
+    return state / "docsagent" / "traces"
 
 
 @dataclass(frozen=True)

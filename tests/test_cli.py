@@ -318,3 +318,13 @@ def test_ask_warns_about_a_citation_of_lines_the_run_never_read(docs: Path, tmp_
     ]
     code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS))
     assert code == 0 and "warning" not in err
+
+
+def test_the_trace_folder_follows_xdg_state_home(tmp_path: Path) -> None:
+    from tui.options import Options, make_config
+
+    config, _ = make_config(Options(), {"XDG_STATE_HOME": str(tmp_path)})
+    assert config.trace_dir == tmp_path / "docsagent" / "traces"
+    given = tmp_path / "mine"
+    config, _ = make_config(Options(trace_dir=given), {"XDG_STATE_HOME": str(tmp_path)})
+    assert config.trace_dir == given

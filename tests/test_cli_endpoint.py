@@ -109,6 +109,17 @@ def test_rate_limits_are_retried_visibly(chat_server: ChatServer, docs: Path, en
     assert any(isinstance(e, RetryScheduled) for e in the_trace(env))
 
 
+@pytest.mark.parametrize("variable", ["LLM_BASE_URL", "OPENAI_BASE_URL"])
+def test_the_endpoint_can_come_from_the_environment(
+    chat_server: ChatServer, docs: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    monkeypatch.setenv(variable, chat_server.base_url)
+    chat_server.push(Reply(content=ANSWER))
+    result = CliRunner().invoke(app, ["ask", "How?", "--docs", str(docs), "--model", "m"])
+    assert (result.exit_code, result.stdout) == (0, ANSWER + "\n")
+    assert chat_server.requests[0]["model"] == "m"
+
+
 def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -70,3 +70,16 @@ def test_no_module_under_agent_imports_names_from_the_package_itself() -> None:
         if isinstance(node, ast.ImportFrom) and node.module == "agent"
     ]
     assert offenders == []
+
+
+def test_no_module_under_agent_reads_the_environment() -> None:
+    """The environment is read at the CLI edge (`tui/options.py`); the core takes values."""
+    offenders = []
+    for path in (ROOT / "agent").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv", "environb"}:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: os.{node.attr}")
+            elif isinstance(node, ast.ImportFrom) and node.module == "os":
+                names = {a.name for a in node.names} & {"environ", "getenv", "environb"}
+                offenders += [f"{path.relative_to(ROOT)}:{node.lineno}: {n}" for n in names]
+    assert offenders == []

@@ -186,14 +186,14 @@ def make_config(
     config = Config(
         docs=options.docs or default_docs(),
         model=model,
-        base_url=options.base_url or env.get("OPENAI_BASE_URL") or None,
+        base_url=options.base_url,
         api_key=api_key,
         max_steps=options.max_steps,
         token_budget=options.max_tokens,
         stream=not options.no_stream,
         compact=not options.no_compact,
         timeout=options.timeout,
-        trace_dir=options.trace_dir or default_trace_dir(),
+        trace_dir=options.trace_dir or default_trace_dir(env.get("XDG_STATE_HOME")),
         prices=_prices(env.get("DOCSAGENT_PRICES")),
     )
     return config, notice
