@@ -112,7 +112,7 @@ def compaction_for(config: Config) -> Compaction | None:
 def build_agent(config: Config, *, model: Model | None = None) -> Agent:
     """The agent over the config's docs folder and model."""
     if config.max_steps < 1:
-        raise ConfigError("--max-steps must be at least 1")
+        raise ConfigError("max_steps must be at least 1", fields=("max_steps",))
     corpus = Corpus.open(config.docs)
     return Agent(
         model if model is not None else build_model(config),

@@ -20,7 +20,15 @@ from __future__ import annotations
 
 
 class AgentError(Exception):
-    """Base class of every run-ending error; `str()` is one line for the user."""
+    """Base class of every run-ending error; `str()` is one line for the user.
+
+    The line says what is wrong in the core's terms. `fields` names the `Config` fields
+    whose values to check, so a front end can add the options that set them.
+    """
+
+    def __init__(self, *args: object, fields: tuple[str, ...] = ()) -> None:
+        super().__init__(*args)
+        self.fields = fields
 
 
 class ConfigError(AgentError):

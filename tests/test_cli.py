@@ -132,6 +132,7 @@ def test_a_model_failure_exits_1_with_one_line_and_a_closed_trace(
     [
         ("missing", "docs folder not found"),
         ("empty", "no docs in"),
+        ("file", "replay.md; check --docs"),
         ("no-script", "script file not found"),
         ("bad-json", "is not valid JSON: line 1"),
         ("bad-shape", 'turn 1 needs "content" or "tool_calls"'),
@@ -147,6 +148,8 @@ def test_bad_inputs_exit_2_with_one_clear_line(
     elif setup == "empty":
         (tmp_path / "empty").mkdir()
         folder = str(tmp_path / "empty")
+    elif setup == "file":
+        folder = str(docs / "replay.md")
     elif setup == "no-script":
         model = f"script:{tmp_path / 'nope.json'}"
     elif setup == "bad-json":
@@ -328,3 +331,19 @@ def test_the_trace_folder_follows_xdg_state_home(tmp_path: Path) -> None:
     given = tmp_path / "mine"
     config, _ = make_config(Options(trace_dir=given), {"XDG_STATE_HOME": str(tmp_path)})
     assert config.trace_dir == given
+
+
+def test_core_errors_gain_the_options_that_set_what_they_name() -> None:
+    from agent import ConfigError, ModelError
+    from tui.options import explain
+
+    assert explain(ConfigError("max_steps must be at least 1", fields=("max_steps",))) == (
+        "max_steps must be at least 1; check --max-steps"
+    )
+    assert explain(ModelError("no such model", fields=("model", "base_url"))) == (
+        "no such model; check --model and --base-url"
+    )
+    assert explain(ModelError("no key", fields=("api_key",))) == (
+        "no key; set LLM_API_KEY (or OPENAI_API_KEY)"
+    )
+    assert explain(ModelError("the server failed")) == "the server failed"

@@ -176,9 +176,27 @@ def test_a_remote_endpoint_without_a_key_says_how_to_set_one(
     )  # fmt: skip
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
-        "docsagent: no API key: set LLM_API_KEY (or OPENAI_API_KEY) to use "
-        "https://llm.example.invalid"
+        "docsagent: no API key to use https://llm.example.invalid; "
+        "set LLM_API_KEY (or OPENAI_API_KEY)"
     )
+
+
+@pytest.mark.parametrize(
+    "status, core, hint",
+    [
+        (401, "the endpoint {h} refused the API key (401)", "set LLM_API_KEY (or OPENAI_API_KEY)"),
+        (404, "model 'test-model' not found at {h} (404)", "check --model and --base-url"),
+    ],
+)
+def test_the_command_line_names_the_options_the_core_error_points_at(
+    chat_server: ChatServer, docs: Path, env: Path, status: int, core: str, hint: str
+) -> None:
+    chat_server.push(Status(status, "no"))
+    code, out, err = ask(chat_server, docs)
+    core = core.format(h=chat_server.base_url.removesuffix("/v1"))
+    assert (code, err.splitlines()[-1]) == (1, f"docsagent: {core}; {hint}")
+    final = the_trace(env)[-1]
+    assert isinstance(final, RunFinished) and final.error == core
 
 
 def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(

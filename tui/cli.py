@@ -35,6 +35,7 @@ from tui.options import (
     Timeout,
     TraceDir,
     TracePath,
+    explain,
     make_config,
 )
 
@@ -128,7 +129,7 @@ def _open_tui(options: Options, question: str | None) -> None:
 
         code = run_tui(config, question=question, notice=notice, trace=options.trace)
     except ConfigError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise _fail(explain(exc), EXIT_USAGE) from None
     raise typer.Exit(code)
 
 
@@ -162,16 +163,16 @@ def ask(
         config, notice = make_config(options)
         agent = build_agent(config)
     except ConfigError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise _fail(explain(exc), EXIT_USAGE) from None
     except ModelError as exc:
-        raise _fail(str(exc), EXIT_ERROR) from None
+        raise _fail(explain(exc), EXIT_ERROR) from None
     if notice:
         typer.echo(notice, err=True)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
     try:
         finished = _run(session, question)
     except ConfigError as exc:  # the trace cannot be written
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise _fail(explain(exc), EXIT_USAGE) from None
     _report(finished, session, as_json=as_json, docs=config.docs)
 
 
@@ -184,20 +185,20 @@ def _run(session: Any, question: str) -> RunFinished:
     cancel = threading.Event()
     events = session.ask(question, cancel=cancel)
     finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
-    unexpected = None
+    error = None
     try:
         for event in events:
             printer(event)
     except KeyboardInterrupt:
         cancel.set()
-    except AgentError:
-        pass  # the run's last event already carries the error
+    except AgentError as exc:  # the run's last event carries it; here we add the options
+        error = explain(exc)
     except Exception as exc:  # a bug: one line and where the trace is, not a traceback
-        unexpected = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
+        error = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
     finally:
         events.close()
     finished = session.last_finished or finished
-    return dataclasses.replace(finished, error=unexpected) if unexpected else finished
+    return dataclasses.replace(finished, error=error) if error else finished
 
 
 def _report(finished: RunFinished, session: Any, *, as_json: bool, docs: Path) -> None:
@@ -293,7 +294,7 @@ def replay(
     try:
         loaded = read_trace(trace)
     except TraceError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise _fail(explain(exc), EXIT_USAGE) from None
     if print_:
         _print_trace(loaded.events, complete=loaded.complete)
         raise typer.Exit(EXIT_OK)

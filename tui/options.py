@@ -1,6 +1,7 @@
 """Command-line options shared by the commands, and turning them into a `Config`.
 
-This is the only place that reads the environment.
+This is the only place that reads the environment, and the one that knows which option
+or variable sets each `Config` field (to name it in error messages).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from agent import (
     DEFAULT_MAX_STEPS,
     DEFAULT_TIMEOUT,
     OFFLINE,
+    AgentError,
     Config,
     ConfigError,
     default_docs,
@@ -29,6 +31,17 @@ OFFLINE_NOTICE = (
     "docsagent: no API key set, so answering with the offline model "
     "(set LLM_API_KEY, or pass --model, to use a real one)"
 )
+SETTINGS: dict[str, str] = {
+    "docs": "--docs",
+    "model": "--model",
+    "base_url": "--base-url",
+    "api_key": "LLM_API_KEY (or OPENAI_API_KEY)",
+    "max_steps": "--max-steps",
+    "token_budget": "--max-tokens",
+    "timeout": "--timeout",
+    "trace_dir": "--trace-dir",
+}
+"""Where the user sets each `Config` field that an error can name."""
 
 Docs = Annotated[
     Path | None,
@@ -205,3 +218,12 @@ def _prices(text: str | None) -> dict[str, tuple[float, float]]:
     from agent import parse_prices
 
     return parse_prices(text)
+
+
+def explain(error: AgentError) -> str:
+    """The error's line, followed by the options (or variables) that set what it names."""
+    names = [SETTINGS[name] for name in error.fields if name in SETTINGS]
+    if not names:
+        return str(error)
+    verb = "set" if error.fields == ("api_key",) else "check"
+    return f"{error}; {verb} {' and '.join(names)}"

@@ -30,7 +30,7 @@ class Corpus:
         if not path.exists():
             raise ConfigError(f"docs folder not found: {path}")
         if not path.is_dir():
-            raise ConfigError(f"not a folder: {path} (--docs wants a folder of docs)")
+            raise ConfigError(f"not a folder of docs: {path}", fields=("docs",))
         corpus = cls(path.resolve())
         if not corpus.paths():
             raise ConfigError(f"no docs in {path}: expected .md, .markdown, .rst or .txt files")

@@ -74,6 +74,8 @@ async def test_a_failing_endpoint_shows_one_clear_error(
         assert state.error is not None
         assert state.error.startswith("model 'gpt-4o-mini' not found at http://127.0.0.1:")
         assert any(state.error in line for line in texts(app))
+        (toast,) = [n.message for n in app._notifications]
+        assert toast == f"{state.error}; check --model and --base-url"
 
 
 async def test_escape_cuts_a_stalled_stream_short(chat_server: ChatServer, config: Config) -> None:

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Input
 
 from agent import AgentError, RunFinished, Session, StopReason, Totals
 from tui.messages import AgentEvent, RunEnded, RunFailed
+from tui.options import explain
 from tui.screens.base import Command, TraceScreen
 from tui.state import ViewState, reduce
 from tui.widgets.header_bar import HeaderBar
@@ -105,7 +106,7 @@ class ChatScreen(TraceScreen):
             for event in self.session.ask(question, cancel=cancel):
                 self.post_message(AgentEvent(event, run_id))
         except AgentError as exc:
-            self.post_message(RunFailed(str(exc), run_id))
+            self.post_message(RunFailed(explain(exc), run_id))
         except Exception as exc:  # a bug below us: one line, not a traceback
             self.post_message(RunFailed(f"{type(exc).__name__}: {exc}", run_id))
         finally:

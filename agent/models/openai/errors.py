@@ -138,7 +138,7 @@ def _retry_after(headers: Any) -> float | None:
 def translate(exc: Any, ctx: Context) -> errors.ModelError:
     """The `agent.errors` exception for an SDK failure, with one clear line and no key."""
     error = _translate(exc, ctx)
-    return type(error)(scrub(str(error), ctx.api_key))
+    return type(error)(scrub(str(error), ctx.api_key), fields=error.fields)
 
 
 def _translate(exc: Any, ctx: Context) -> errors.ModelError:
@@ -170,11 +170,11 @@ def _for_status(status: int, message: str, ctx: Context) -> errors.ModelError:
     after = f" after {ctx.retries} retries" if ctx.retries else ""
     if status in (401, 403):
         return errors.AuthenticationError(
-            f"the endpoint {host} refused the API key ({status}); set LLM_API_KEY"
+            f"the endpoint {host} refused the API key ({status})", fields=("api_key",)
         )
     if status == 404:
         return errors.ModelNotFoundError(
-            f"model {ctx.model!r} not found at {host} (404); check --model and --base-url"
+            f"model {ctx.model!r} not found at {host} (404)", fields=("model", "base_url")
         )
     if status == 429:
         return errors.RateLimitError(f"still rate-limited by {host} (429){after}: {message}")

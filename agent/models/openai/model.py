@@ -153,12 +153,12 @@ class OpenAIModel:
     def _connect(self) -> OpenAI:
         if not self._api_key and not is_local(self.base_url):
             raise errors.AuthenticationError(
-                f"no API key: set LLM_API_KEY (or OPENAI_API_KEY) to use {self.endpoint}"
+                f"no API key to use {self.endpoint}", fields=("api_key",)
             )
         if any(not " " < char <= "~" for char in self._api_key):
             raise errors.AuthenticationError(
-                "the API key holds a line break, a space or another character no key has; "
-                "check LLM_API_KEY (or OPENAI_API_KEY)"
+                "the API key holds a line break, a space or another character no key has",
+                fields=("api_key",),
             )
         if self._client is None:
             import openai
