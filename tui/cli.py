@@ -38,16 +38,9 @@ from tui.options import (
     explain,
     make_config,
 )
+from tui.outcomes import OUTCOMES
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_ANSWER, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-EXIT_CODES = {
-    "answered": 0,
-    "max_steps": 3,
-    "budget": 3,
-    "repeated": 3,
-    "cancelled": 130,
-    "error": 1,
-}
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
 
 app = typer.Typer(
     name="docsagent",
@@ -206,7 +199,7 @@ def _report(finished: RunFinished, session: Any, *, as_json: bool, docs: Path) -
 
     trace = str(session.last_trace) if session.last_trace else None
     typer.echo(summary_line(finished, trace), err=True)
-    code = EXIT_CODES[finished.stop_reason]
+    code = OUTCOMES[finished.stop_reason].exit_code
     citations = _citations(finished, session.last_trace, docs)
     unread = [c.label for c in citations if c.valid and not c.read]
     if unread:

@@ -14,6 +14,7 @@ from agent import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from tui.outcomes import OUTCOMES
 
 PREVIEW = 90
 
@@ -43,14 +44,7 @@ def tokens_line(stats: RunStats) -> str:
 def summary_line(event: RunFinished, trace: str | None = None) -> str:
     """The closing line: how the run ended, steps, tool calls, tokens, time, trace."""
     stats = event.stats
-    how = {
-        "answered": "answered",
-        "max_steps": "no answer",
-        "budget": "stopped: token budget",
-        "repeated": "stopped: repeated call",
-        "cancelled": "cancelled",
-        "error": "failed",
-    }[event.stop_reason]
+    how = OUTCOMES[event.stop_reason].summary
     parts = [
         f"{how} after {stats.steps} step{'s' if stats.steps != 1 else ''}",
         f"{stats.tool_calls} tool call{'s' if stats.tool_calls != 1 else ''}",

@@ -8,35 +8,19 @@ from typing import Any
 from rich.text import Text
 
 from agent import Usage
+from tui.outcomes import OUTCOMES
 from tui.state import Card, NoticeEntry, RunState, SystemEntry, UserEntry, ViewState
 
 CARD_LINES = 4
 VALUE_WIDTH = 40
 LINE_WIDTH = 200
 
-RUN_STYLES: dict[RunState, str] = {
+BUSY_STYLES: dict[RunState, str] = {
     "idle": "dim",
     "thinking": "bold yellow",
     "running tool": "bold cyan",
-    "answered": "bold green",
-    "cancelled": "bold magenta",
-    "error": "bold red",
-    "max_steps": "bold magenta",
-    "budget": "bold magenta",
-    "repeated": "bold magenta",
-    "interrupted": "bold magenta",
 }
-RUN_LABELS: dict[RunState, str] = {
-    "max_steps": "step limit",
-    "budget": "budget used up",
-    "repeated": "stopped: repeated call",
-}
-
-
-def outcome_label(outcome: str) -> str:
-    """How a run ended, in words (a stop reason, "interrupted" or "not a trace")."""
-    labels: dict[str, str] = {str(key): label for key, label in RUN_LABELS.items()}
-    return labels.get(outcome, outcome)
+"""The header's style while no run has ended; `tui.outcomes` shows how each one ended."""
 
 
 def elide(text: str, width: int) -> str:
@@ -135,7 +119,10 @@ def turn_label(step: int, streaming: bool) -> Text:
 
 def run_label(run: RunState) -> Text:
     """The run state as shown in the header."""
-    return Text(f"● {RUN_LABELS.get(run, run)}", RUN_STYLES[run])
+    ended = OUTCOMES.get(run)
+    if ended is not None:
+        return Text(f"● {ended.label}", ended.style)
+    return Text(f"● {run}", BUSY_STYLES[run])
 
 
 def header_text(

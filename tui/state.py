@@ -25,6 +25,7 @@ from agent import (
     ToolCallStarted,
     Usage,
 )
+from tui.outcomes import NoticeLevel, ending_notice
 
 RunState = Literal[
     "idle",
@@ -38,7 +39,6 @@ RunState = Literal[
     "repeated",
     "interrupted",
 ]
-NoticeLevel = Literal["info", "warning", "error"]
 
 
 @dataclass(frozen=True)
@@ -255,17 +255,7 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
             return _set_turn(state, replace(last, answer=True))
         return _add(state, TurnEntry(stats.steps, event.answer, streaming=False, answer=True))
-    return _add(state, NoticeEntry(*_ending(event)))
-
-
-def _ending(event: RunFinished) -> tuple[str, NoticeLevel]:
-    if event.stop_reason == "cancelled":
-        return "cancelled" + (f" ({event.error})" if event.error else ""), "warning"
-    if event.stop_reason == "error":
-        return f"error: {event.error or 'the run failed'}", "error"
-    if event.stop_reason == "max_steps":
-        return f"no answer: {event.error or 'step limit reached'}", "warning"
-    return f"no answer: {event.error or event.stop_reason}", "warning"
+    return _add(state, NoticeEntry(*ending_notice(event.stop_reason, event.error)))
 
 
 def _add(state: ViewState, entry: Entry) -> ViewState:
@@ -303,5 +293,5 @@ def cut_short(state: ViewState) -> ViewState:
         else entry
         for entry in state.entries
     )
-    ending = NoticeEntry("the trace ends here: the run was interrupted", "warning")
+    ending = NoticeEntry(*ending_notice("interrupted", None))
     return replace(state, run="interrupted", entries=(*entries, ending))

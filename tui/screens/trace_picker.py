@@ -13,7 +13,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from agent import TraceSummary, recent_traces
-from tui.render import outcome_label
+from tui.outcomes import outcome_label
 
 
 class TracePicker(ModalScreen[Path | None]):
@@ -34,14 +34,7 @@ class TracePicker(ModalScreen[Path | None]):
                 yield Label("no traces yet: ask a question first", id="empty")
             options = [
                 Option(
-                    Text.assemble(
-                        (trace.question, "bold"),
-                        "\n",
-                        (
-                            f"{trace.path.name} · {trace.model} · {outcome_label(trace.outcome)}",
-                            "dim",
-                        ),
-                    ),
+                    Text.assemble((trace.question, "bold"), "\n", (_details(trace), "dim")),
                     id=str(index),
                 )
                 for index, trace in enumerate(self.traces)
