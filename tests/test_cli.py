@@ -236,9 +236,17 @@ def test_offline_model_answers_the_timeouts_question_with_no_key() -> None:
 
 
 def test_offline_model_on_the_bundled_manual_by_default() -> None:
-    code, out, err = ask("How do I replay a trace?")
+    # Only a real answer cites the manual's page; "not covered" only repeats the question.
+    code, out, err = ask("How do I replay a trace?", "--json")
     assert code == 0, err
-    assert "replay" in out.lower()
+    data = json.loads(out)
+    assert data["stop_reason"] == "answered"
+    (cited,) = data["citations"]
+    assert cited["path"] == "traces-and-replay.md" and cited["valid"]
+    page = (ROOT / "data" / "manual" / cited["path"]).read_text().splitlines()
+    quoted = "\n".join(page[cited["start"] - 1 : cited["end"]])
+    assert "docsagent replay ~/.local/state/docsagent/traces/" in quoted
+    assert "docsagent replay ~/.local/state/docsagent/traces/" in data["answer"]
 
 
 def test_the_samples_work_on_the_bundled_manual() -> None:

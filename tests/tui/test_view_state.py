@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import ModelError
-from agent.events import Event, RunFinished, RunStarted, RunStats, TextDelta, Usage
+from agent.events import (
+    Event,
+    RunFinished,
+    RunStarted,
+    RunStats,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+)
 from agent.messages import assistant, system, user
 from agent.testing import call, reply
 from tests.tui.conftest import SessionFactory, timeout_script
@@ -142,5 +151,19 @@ def test_reduce_never_mutates() -> None:
 
 
 def test_card_running_until_finished() -> None:
-    assert Card("c", "n", "{}").running and not Card("c", "n", "{}", "out").running
-    assert isinstance(UserEntry("x"), UserEntry)
+    state = reduce(ViewState(), RunStarted(question="q", model="m", max_steps=8))
+    started = ToolCallStarted(step=1, tool_call_id="c1", name="read_doc", arguments='{"p": 1}')
+    state = reduce(state, started)
+    turn = state.entries[-1]
+    assert isinstance(turn, TurnEntry) and state.run == "running tool"
+    assert turn.cards == (Card("c1", "read_doc", '{"p": 1}'),) and turn.cards[0].running
+    state = reduce(
+        state,
+        ToolCallFinished(
+            step=1, tool_call_id="c1", name="read_doc", output="", error=False, duration_s=0.5
+        ),
+    )
+    turn = state.entries[-1]
+    assert isinstance(turn, TurnEntry) and state.tool_calls == 1
+    assert turn.cards == (Card("c1", "read_doc", '{"p": 1}', "", False, 0.5),)
+    assert not turn.cards[0].running  # an empty result is still a result
