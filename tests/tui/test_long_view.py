@@ -88,7 +88,7 @@ def assert_list_matches(app: DocsAgentApp) -> MessageList:
 
 
 async def test_a_run_of_160_tool_steps_keeps_the_newest_entries(config: Config) -> None:
-    steps = [reply(None, call("list_docs")) for _ in range(160)]
+    steps = [reply(None, call("grep_docs", {"keyword": f"k{n}"})) for n in range(160)]
     session = session_of(config, [*steps, reply("Done after 161 steps.")], max_steps=170)
     app = chat_app(session, config, question="walk the docs")
     async with app.run_test(size=(100, 30)) as pilot:

@@ -42,22 +42,31 @@ class ListApp(App[None]):
 def run_events(steps: int, *, answer: str = "All done.") -> list[Event]:
     """A run of `steps` steps, each streaming a little text, then one tool call."""
     events: list[Event] = [
-        RunStarted("q", "m", steps + 1),
-        MessageAppended(0, system("prompt")),
-        MessageAppended(0, user("q")),
+        RunStarted(question="q", model="m", max_steps=steps + 1),
+        MessageAppended(step=0, message=system("prompt")),
+        MessageAppended(step=0, message=user("q")),
     ]
     for step in range(1, steps + 1):
         events += [
-            ModelRequested(step, step),
-            TextDelta(step, f"step {step}"),
-            TextDelta(step, " thinks"),
-            ToolCallStarted(step, f"c{step}", "list_docs", "{}"),
-            ToolCallFinished(step, f"c{step}", "list_docs", f"result {step}", False, 0.01),
+            ModelRequested(step=step, n_messages=step),
+            TextDelta(step=step, text=f"step {step}"),
+            TextDelta(step=step, text=" thinks"),
+            ToolCallStarted(step=step, tool_call_id=f"c{step}", name="list_docs", arguments="{}"),
+            ToolCallFinished(
+                step=step,
+                tool_call_id=f"c{step}",
+                name="list_docs",
+                output=f"result {step}",
+                error=False,
+                duration_s=0.01,
+            ),
         ]
     events += [
-        ModelRequested(steps + 1, steps + 1),
-        TextDelta(steps + 1, answer),
-        RunFinished("answered", answer, RunStats(steps + 1, steps)),
+        ModelRequested(step=steps + 1, n_messages=steps + 1),
+        TextDelta(step=steps + 1, text=answer),
+        RunFinished(
+            stop_reason="answered", answer=answer, stats=RunStats(steps=steps + 1, tool_calls=steps)
+        ),
     ]
     return events
 

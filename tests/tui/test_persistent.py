@@ -10,7 +10,8 @@ from tui.persistent import Log, TextParts
 def test_a_log_reads_like_a_tuple() -> None:
     log = Log(["a", "b"]).append("c").with_last("C").append("d")
     assert list(log) == ["a", "b", "C", "d"] and len(log) == 4
-    assert log == ("a", "b", "C", "d") and ("a", "b", "C", "d") == log
+    expected = ("a", "b", "C", "d")
+    assert log == expected and expected == log  # either way round
     assert log == Log(["a", "b", "C", "d"]) and log != ("a", "b", "C")
     assert (log[0], log[-1], log[-2]) == ("a", "d", "C")
     assert log[1:3] == ("b", "C") and log[-2:] == ("C", "d") and log[::-2] == ("d", "b")

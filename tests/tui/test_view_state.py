@@ -187,8 +187,11 @@ def test_replay_checkpoints_share_entries_and_going_back_forks_them() -> None:
 
 def test_a_long_stream_of_text_joins_once_and_earlier_states_stay() -> None:
     pieces = [f"w{n} " for n in range(20_000)]
-    events: list[Event] = [RunStarted("q", "m", 1), ModelRequested(1, 1)]
-    events += [TextDelta(1, piece) for piece in pieces]
+    events: list[Event] = [
+        RunStarted(question="q", model="m", max_steps=1),
+        ModelRequested(step=1, n_messages=1),
+    ]
+    events += [TextDelta(step=1, text=piece) for piece in pieces]
     replayer = Replayer(events, [0.0] * len(events))
     tracemalloc.start()
     end = replayer.seek(len(events))
