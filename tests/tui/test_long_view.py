@@ -99,24 +99,24 @@ async def test_a_run_of_160_tool_steps_keeps_the_newest_entries(config: Config) 
         assert_list_matches(app)
 
 
-async def test_a_typed_conversation_of_16_questions(config: Config) -> None:
+async def test_a_typed_conversation_of_15_questions(config: Config) -> None:
     def question(n: int) -> list[Message | ModelError]:
         tools = [reply(None, call("grep_docs", {"keyword": f"w{n}{k}"})) for k in range(6)]
         return [*tools, reply(f"Answer {n}.")]
 
-    turns = [turn for n in range(1, 17) for turn in question(n)]
+    turns = [turn for n in range(1, 16) for turn in question(n)]
     session = session_of(config, turns, max_steps=10, stream=True)
     app = chat_app(session, config)
     async with app.run_test(size=(100, 30)) as pilot:
         box = app.screen.query_one("#question", Input)
-        for n in range(1, 17):
+        for n in range(1, 16):
             box.value = f"question {n}"  # typing each key costs a pause; Enter submits it
             await pilot.press("enter")
             await settle(pilot, f"Answer {n}.")
             assert chat(app).state.run == "answered"
             assert box.value == ""
         entries = chat(app).state.entries
-        assert len(entries) == 1 + 16 * 8  # the system prompt, then a question and 7 turns each
+        assert len(entries) == 1 + 15 * 8  # the system prompt, then a question and 7 turns each
         assert_list_matches(app)
 
 

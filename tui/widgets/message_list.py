@@ -59,10 +59,11 @@ class MessageList(VerticalScroll):
         self.first_shown = 0  # index in `entries` of the first mounted entry
         self.expanded: set[str] = set()
         self._widgets: list[Widget] = []  # the widget of entries[first_shown + i] at i
-        self._pruned_shown = 0  # the count the "earlier entries" line says
+        self._pruned = Static("", id="pruned")  # says how many earlier entries are hidden
+        self._pruned_shown = 0  # the count it says
 
     def compose(self) -> list[Widget]:  # type: ignore[override]
-        return [Static("", id="pruned")]
+        return [self._pruned]
 
     def on_mount(self) -> None:
         self.anchor()
@@ -75,49 +76,50 @@ class MessageList(VerticalScroll):
     def show(self, entries: Sequence[Entry]) -> None:
         """Bring the mounted widgets in line with `entries` (only what changed is touched).
 
-        An entry that is the same object as before at the same index is skipped; one that
-        changed is updated in its widget, or given a new widget when its kind changed.
+        The newest `limit` entries are shown. An entry that is the same object as before
+        at the same index keeps its widget untouched; one that changed is updated in its
+        widget, or given a new widget when its kind changed. Going back (replay) keeps
+        the widgets of the entries that are still there.
         """
         if entries is self.entries:
             return
         old = self.entries
+        if old and not (entries and entries[0] is old[0]):
+            old = ()  # another conversation, or a new one: no widget can be kept
         start = max(len(entries) - self.limit, 0)
-        if len(entries) < len(old) or (old and entries and entries[0] is not old[0]):
-            # Going back or starting over: positions no longer match, so rebuild.
-            self._drop(len(self._widgets))
-            old = ()
-            self.first_shown = start
-        elif start > self.first_shown:
-            # Pruning: drop the widgets of the entries that scroll out of the window.
-            self._drop(start - self.first_shown)
-            self.first_shown = start
-        widgets = self._widgets
-        for index, widget in enumerate(widgets):
-            position = self.first_shown + index
-            if position < len(old) and entries[position] is old[position]:
+        # Keep the widgets whose entries are still in the window; remove the others.
+        widgets = self._widgets if old else []
+        first = self.first_shown
+        keep_from = min(max(start - first, 0), len(widgets))
+        keep_to = max(min(len(entries) - first, len(widgets)), keep_from)
+        gone = self._widgets[:keep_from] + self._widgets[keep_to:] if old else self._widgets
+        if gone:
+            self.remove_children(gone)
+        kept = widgets[keep_from:keep_to]
+        first = first + keep_from if kept else start
+        for index, widget in enumerate(kept):
+            position = first + index  # below len(old): widgets were made for `old`
+            if entries[position] is old[position]:
                 continue
             if not _update(widget, entries[position]):
                 replacement = _widget_for(entries[position], self.expanded)
                 self.mount(replacement, after=widget)
                 widget.remove()
-                widgets[index] = replacement
-        unmounted = entries[self.first_shown + len(widgets) :]
-        if unmounted:
-            new = [_widget_for(entry, self.expanded) for entry in unmounted]
-            self.mount_all(new)
-            widgets.extend(new)
+                kept[index] = replacement
+        # Entries that came into the window: earlier ones (going back), then newer ones.
+        earlier = [_widget_for(entry, self.expanded) for entry in entries[start:first]]
+        if earlier:
+            self.mount_all(earlier, before=kept[0])
+        newer = [_widget_for(entry, self.expanded) for entry in entries[first + len(kept) :]]
+        if newer:
+            self.mount_all(newer)
+        self._widgets = earlier + kept + newer
+        self.first_shown = start
         self.entries = entries
-        if self.first_shown != self._pruned_shown:  # updating it costs a layout of the list
-            self._pruned_shown = self.first_shown
-            pruned = self.query_one("#pruned", Static)
-            pruned.set_class(self.first_shown > 0, "shown")
-            pruned.update(f"… {self.first_shown:,} earlier entries not shown")
-
-    def _drop(self, count: int) -> None:
-        """Remove the widgets of the first `count` shown entries."""
-        gone, self._widgets = self._widgets[:count], self._widgets[count:]
-        if gone:
-            self.remove_children(gone)
+        if start != self._pruned_shown:  # updating the line costs a layout of the list
+            self._pruned_shown = start
+            self._pruned.set_class(start > 0, "shown")
+            self._pruned.update(f"… {start:,} earlier entries not shown")
 
     def clear_entries(self) -> None:
         """Remove every entry (a new conversation)."""
