@@ -67,7 +67,7 @@ class Log(Sequence[T]):
             yield self._last
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, (Log, tuple, list)):
+        if not isinstance(other, (Log, tuple)):
             return NotImplemented
         return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
 

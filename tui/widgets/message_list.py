@@ -83,19 +83,17 @@ class MessageList(VerticalScroll):
         """
         if entries is self.entries:
             return
-        old = self.entries
-        if old and not (entries and entries[0] is old[0]):
-            old = ()  # another conversation, or a new one: no widget can be kept
+        old, widgets, first = self.entries, self._widgets, self.first_shown
         start = max(len(entries) - self.limit, 0)
-        # Keep the widgets whose entries are still in the window; remove the others.
-        widgets = self._widgets if old else []
-        first = self.first_shown
-        keep_from = min(max(start - first, 0), len(widgets))
-        keep_to = max(min(len(entries) - first, len(widgets)), keep_from)
-        gone = self._widgets[:keep_from] + self._widgets[keep_to:] if old else self._widgets
+        if old and entries and entries[0] is old[0]:
+            # The same run or conversation: keep the widgets of entries still in the window.
+            keep_from = min(max(start - first, 0), len(widgets))
+            keep_to = max(min(len(entries) - first, len(widgets)), keep_from)
+        else:
+            keep_from = keep_to = 0  # another conversation, or a new one
+        gone, kept = widgets[:keep_from] + widgets[keep_to:], widgets[keep_from:keep_to]
         if gone:
             self.remove_children(gone)
-        kept = widgets[keep_from:keep_to]
         first = first + keep_from if kept else start
         for index, widget in enumerate(kept):
             position = first + index  # below len(old): widgets were made for `old`
