@@ -3,6 +3,11 @@
 The live app and replay both call `reduce(state, event)` for every event, so a
 replayed trace ends in exactly the state the live run ended in. The state keeps
 everything (full tool results, every entry); the widgets decide how much to mount.
+
+Reducing costs O(1) per event however long the run: the entries are a `Log` and a
+turn's text is `TextParts`, which grow without copying what came before and share it
+with earlier states (replay keeps checkpoints of those). An entry that did not change
+is the same object in the next state, so the view can skip it by identity.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from agent import (
     Usage,
 )
 from tui.outcomes import NoticeLevel, ending_notice
+from tui.persistent import Log, TextParts
 
 RunState = Literal[
     "idle",
@@ -76,10 +82,15 @@ class TurnEntry:
     """An assistant turn: its text (streamed or whole) and the tool calls it made."""
 
     step: int
-    text: str = ""
+    body: TextParts = TextParts()
     cards: tuple[Card, ...] = ()
     streaming: bool = True
     answer: bool = False
+
+    @property
+    def text(self) -> str:
+        """The turn's text so far."""
+        return str(self.body)
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,7 @@ Entry = SystemEntry | UserEntry | TurnEntry | NoticeEntry
 class ViewState:
     """Everything the screen shows, derived from events only."""
 
-    entries: tuple[Entry, ...] = ()
+    entries: Log[Entry] = Log()
     run: RunState = "idle"
     question: str = ""
     model: str = ""
@@ -127,7 +138,7 @@ def reduce(state: ViewState, event: Event) -> ViewState:
         return replace(state, run="thinking", step=event.step)
     if isinstance(event, TextDelta):
         turn = _open_turn(state, event.step)
-        return _set_turn(state, replace(turn, text=turn.text + event.text))
+        return _set_turn(state, replace(turn, body=turn.body + event.text))
     if isinstance(event, RetryScheduled):
         text = f"retry {event.attempt} in {event.delay_s:g} s: {event.reason}"
         return _add(state, NoticeEntry(text, "warning"))
@@ -158,7 +169,7 @@ def reduce_all(events: Iterable[Event], state: ViewState | None = None) -> ViewS
 def _run_started(state: ViewState, event: RunStarted) -> ViewState:
     entries = state.entries
     if event.history and not entries:
-        entries = _earlier_turns(event.history)
+        entries = Log(_earlier_turns(event.history))
     return replace(
         state,
         entries=entries,
@@ -178,7 +189,7 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
     )
 
 
-def _earlier_turns(history: tuple[Message, ...]) -> tuple[Entry, ...]:
+def _earlier_turns(history: tuple[Message, ...]) -> list[Entry]:
     """A replayed follow-up's earlier questions and answers (its trace has no events for them)."""
     questions = sum(1 for m in history if m.role == "user")
     entries: list[Entry] = [
@@ -190,8 +201,8 @@ def _earlier_turns(history: tuple[Message, ...]) -> tuple[Entry, ...]:
         elif message.role == "user":
             entries.append(UserEntry(message.content or ""))
         elif message.role == "assistant" and message.content and not message.tool_calls:
-            entries.append(TurnEntry(0, message.content, streaming=False, answer=True))
-    return tuple(entries)
+            entries.append(TurnEntry(0, TextParts(message.content), streaming=False, answer=True))
+    return entries
 
 
 def _message(state: ViewState, event: MessageAppended) -> ViewState:
@@ -208,9 +219,8 @@ def _message(state: ViewState, event: MessageAppended) -> ViewState:
             for call in message.tool_calls
         )
         extra = tuple(c for c in turn.cards if c.call_id not in {m.call_id for m in merged})
-        whole = replace(
-            turn, text=message.content or turn.text, cards=merged + extra, streaming=False
-        )
+        body = TextParts(message.content) if message.content else turn.body
+        whole = replace(turn, body=body, cards=merged + extra, streaming=False)
         return _set_turn(state, whole)
     return state  # tool messages: the cards already hold the whole result
 
@@ -227,8 +237,7 @@ def _tool_finished(state: ViewState, event: ToolCallFinished) -> ViewState:
             if not any(c.call_id == event.tool_call_id for c in entry.cards):
                 cards = (*cards, finished)
             turn = replace(entry, cards=cards)
-            entries = (*state.entries[:index], turn, *state.entries[index + 1 :])
-            return replace(state, entries=entries)
+            return replace(state, entries=state.entries.with_item(index, turn))
         if not isinstance(entry, (TurnEntry, NoticeEntry)):
             break
     return _set_turn(state, TurnEntry(event.step, cards=(finished,)))
@@ -254,12 +263,13 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
     if event.stop_reason == "answered" and event.answer is not None:
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
             return _set_turn(state, replace(last, answer=True))
-        return _add(state, TurnEntry(stats.steps, event.answer, streaming=False, answer=True))
+        answer = TurnEntry(stats.steps, TextParts(event.answer), streaming=False, answer=True)
+        return _add(state, answer)
     return _add(state, NoticeEntry(*ending_notice(event.stop_reason, event.error)))
 
 
 def _add(state: ViewState, entry: Entry) -> ViewState:
-    return replace(state, entries=(*state.entries, entry))
+    return replace(state, entries=state.entries.append(entry))
 
 
 def _open_turn(state: ViewState, step: int) -> TurnEntry:
@@ -274,14 +284,14 @@ def _set_turn(state: ViewState, turn: TurnEntry) -> ViewState:
     """Replace the last entry with `turn` if it is that step's turn, else append it."""
     last = state.entries[-1] if state.entries else None
     if isinstance(last, TurnEntry) and last.step == turn.step and not last.answer:
-        return replace(state, entries=(*state.entries[:-1], turn))
+        return replace(state, entries=state.entries.with_last(turn))
     return _add(state, turn)
 
 
 def cut_short(state: ViewState) -> ViewState:
     """The view at the end of a trace that stops without its final event."""
     note = "(no result: the trace ends before this call finished)"
-    entries = tuple(
+    entries = Log(
         replace(
             entry,
             streaming=False,
@@ -294,4 +304,4 @@ def cut_short(state: ViewState) -> ViewState:
         for entry in state.entries
     )
     ending = NoticeEntry(*ending_notice("interrupted", None))
-    return replace(state, run="interrupted", entries=(*entries, ending))
+    return replace(state, run="interrupted", entries=entries.append(ending))

@@ -12,6 +12,7 @@ from tests.tui.conftest import SessionFactory, big_trace, timeout_script, until
 from tui.app import DocsAgentApp, replay_app
 from tui.screens.replay import ReplayScreen
 from tui.state import reduce_all
+from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.message_list import MessageList
 from tui.widgets.turn_view import TurnView
@@ -100,3 +101,26 @@ async def test_a_long_trace_mounts_a_bounded_tail() -> None:
         await pilot.press("home")
         await pilot.pause()
         assert messages.shown == [] and not messages.query_one("#pruned").has_class("shown")
+
+
+async def test_stepping_back_and_forth_faster_than_widgets_mount() -> None:
+    trace = big_trace(150)
+    app = replay_app(trace, path=Path("big.jsonl"), instant=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = replay(app)
+        messages = screen.query_one(MessageList)
+        for action in [screen.action_back] * 40 + [screen.action_forward] * 25:
+            action()
+            screen.render_state()  # each step shown at once, before earlier mounts finish
+        screen.action_start()
+        screen.render_state()
+        screen.action_end()
+        screen.render_state()
+        await pilot.pause()
+        entries = screen.state.entries
+        assert screen.replayer.position == len(trace.events) and len(entries) == 153
+        assert [w.entry for w in messages.shown] == list(entries[-messages.limit :])  # type: ignore[attr-defined]
+        in_dom = [w for w in messages.children if isinstance(w, (EntryLine, TurnView))]
+        assert in_dom == messages.shown
+        assert str(messages.query_one("#pruned").render()) == "… 53 earlier entries not shown"

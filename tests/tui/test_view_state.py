@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from agent.errors import ModelError
 from agent.events import (
     Event,
+    ModelRequested,
     RunFinished,
     RunStarted,
     RunStats,
@@ -17,7 +20,9 @@ from agent.events import (
 )
 from agent.messages import assistant, system, user
 from agent.testing import call, reply
-from tests.tui.conftest import SessionFactory, timeout_script
+from tests.tui.conftest import SessionFactory, big_trace, timeout_script
+from tui.persistent import TextParts
+from tui.replayer import Replayer
 from tui.state import (
     Card,
     NoticeEntry,
@@ -82,7 +87,7 @@ def test_streamed_text_grows_one_turn(make_session: SessionFactory) -> None:
     assert isinstance(turn, TurnEntry) and turn.text == text[:32] and turn.streaming
     final = reduce_all(events)
     assert [type(e).__name__ for e in final.entries] == ["SystemEntry", "UserEntry", "TurnEntry"]
-    assert final.entries[-1] == TurnEntry(1, text, streaming=False, answer=True)
+    assert final.entries[-1] == TurnEntry(1, TextParts(text), streaming=False, answer=True)
 
 
 def test_a_model_error_ends_with_an_error_notice(make_session: SessionFactory) -> None:
@@ -132,7 +137,7 @@ def test_a_replayed_follow_up_says_it_continues() -> None:
         NoticeEntry("continues a conversation of 1 earlier question(s)"),
         SystemEntry("prompt"),
         UserEntry("one"),
-        TurnEntry(0, "first answer", streaming=False, answer=True),
+        TurnEntry(0, TextParts("first answer"), streaming=False, answer=True),
     )
 
 
@@ -167,3 +172,52 @@ def test_card_running_until_finished() -> None:
     assert isinstance(turn, TurnEntry) and state.tool_calls == 1
     assert turn.cards == (Card("c1", "read_doc", '{"p": 1}', "", False, 0.5),)
     assert not turn.cards[0].running  # an empty result is still a result
+
+
+def test_twenty_thousand_events_reduce_to_every_entry() -> None:
+    events = big_trace(3_400).events
+    assert len(events) > 20_000
+    end = reduce_all(events)
+    assert len(end.entries) == 3_403 and (end.step, end.tool_calls) == (3_400, 3_400)
+    turns = end.entries[2:-1]
+    assert [t.step for t in turns if isinstance(t, TurnEntry)] == list(range(1, 3_401))
+    last = turns[-1]
+    assert isinstance(last, TurnEntry) and last.cards[0].call_id == "c3400"
+    assert last.cards[0].output == "\n".join(["x"] * 10)
+    assert end.entries[-1] == NoticeEntry("no answer: limit", "warning")
+
+
+def test_replay_checkpoints_share_entries_and_going_back_forks_them() -> None:
+    events = big_trace(2_000).events
+    replayer = Replayer(events, [0.0] * len(events))
+    end = replayer.seek(len(events))
+    middle = replayer.seek(6_003)  # back to a checkpoint, then forward
+    assert middle == reduce_all(events[:6_003]) and len(middle.entries) == 1_002
+    assert end.entries[:1_002] == middle.entries
+    checkpoint = 6_003 // 256 * 256  # the entries up to it are shared, not made again
+    shared = (checkpoint - 3) // 6
+    assert all(a is b for a, b in zip(end.entries[:shared], middle.entries, strict=False))
+    assert replayer.seek(len(events)) == end == reduce_all(events)
+    assert len(end.entries) == 2_003  # growing the fork left the first end state as it was
+
+
+def test_a_long_stream_of_text_joins_once_and_earlier_states_stay() -> None:
+    pieces = [f"w{n} " for n in range(20_000)]
+    events: list[Event] = [
+        RunStarted(question="q", model="m", max_steps=1),
+        ModelRequested(step=1, n_messages=1),
+    ]
+    events += [TextDelta(step=1, text=piece) for piece in pieces]
+    replayer = Replayer(events, [0.0] * len(events))
+    tracemalloc.start()
+    end = replayer.seek(len(events))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    text = "".join(pieces)
+    assert peak < 20 * len(text)  # a copy of the text per checkpoint would be ~40x
+    turn = end.entries[-1]
+    assert isinstance(turn, TurnEntry) and turn.streaming and turn.text == text
+    half = replayer.seek(10_002)
+    assert isinstance(half.entries[-1], TurnEntry)
+    assert half.entries[-1].text == "".join(pieces[:10_000])
+    assert turn.text == text  # going back and forth leaves the final state as it was

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
@@ -38,6 +40,11 @@ class MessageList(VerticalScroll):
 
     It follows new entries while scrolled to the bottom (Textual's anchor) and stops
     following once the user scrolls up.
+
+    The list keeps its own record of the widgets it mounted, in order, one per entry
+    from `first_shown` on. Its children cannot serve: mounting and removing widgets
+    finish later, so right after an update the children may still hold widgets being
+    removed, and the next update can come before that.
     """
 
     DEFAULT_CSS = """
@@ -48,12 +55,15 @@ class MessageList(VerticalScroll):
     def __init__(self, *, limit: int | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.limit = limit if limit is not None else MAX_MOUNTED
-        self.entries: tuple[Entry, ...] = ()
+        self.entries: Sequence[Entry] = ()
         self.first_shown = 0  # index in `entries` of the first mounted entry
         self.expanded: set[str] = set()
+        self._widgets: list[Widget] = []  # the widget of entries[first_shown + i] at i
+        self._pruned = Static("", id="pruned")  # says how many earlier entries are hidden
+        self._pruned_shown = 0  # the count it says
 
     def compose(self) -> list[Widget]:  # type: ignore[override]
-        return [Static("", id="pruned")]
+        return [self._pruned]
 
     def on_mount(self) -> None:
         self.anchor()
@@ -61,43 +71,53 @@ class MessageList(VerticalScroll):
     @property
     def shown(self) -> list[Widget]:
         """The mounted entry widgets, oldest first."""
-        return [w for w in self.children if isinstance(w, (EntryLine, TurnView))]
+        return list(self._widgets)
 
-    def show(self, entries: tuple[Entry, ...]) -> None:
-        """Bring the mounted widgets in line with `entries` (only what changed is touched)."""
+    def show(self, entries: Sequence[Entry]) -> None:
+        """Bring the mounted widgets in line with `entries` (only what changed is touched).
+
+        The newest `limit` entries are shown. An entry that is the same object as before
+        at the same index keeps its widget untouched; one that changed is updated in its
+        widget, or given a new widget when its kind changed. Going back (replay) keeps
+        the widgets of the entries that are still there.
+        """
         if entries is self.entries:
             return
-        widgets = self.shown
-        old = self.entries
+        old, widgets, first = self.entries, self._widgets, self.first_shown
         start = max(len(entries) - self.limit, 0)
-        if len(entries) < len(old) or (old and entries and entries[0] is not old[0]):
-            # Going back or starting over: positions no longer match, so rebuild.
-            for widget in widgets:
-                widget.remove()
-            widgets, old = [], ()
-            self.first_shown = start
-        elif start > self.first_shown:
-            # Pruning: drop the widgets of the entries that scroll out of the window.
-            for widget in widgets[: start - self.first_shown]:
-                widget.remove()
-            widgets = widgets[start - self.first_shown :]
-            self.first_shown = start
-        first_new = len(widgets) + self.first_shown
-        for index, widget in enumerate(widgets):
-            position = self.first_shown + index
-            if position < len(old) and entries[position] is old[position]:
+        if old and entries and entries[0] is old[0]:
+            # The same run or conversation: keep the widgets of entries still in the window.
+            keep_from = min(max(start - first, 0), len(widgets))
+            keep_to = max(min(len(entries) - first, len(widgets)), keep_from)
+        else:
+            keep_from = keep_to = 0  # another conversation, or a new one
+        gone, kept = widgets[:keep_from] + widgets[keep_to:], widgets[keep_from:keep_to]
+        if gone:
+            self.remove_children(gone)
+        first = first + keep_from if kept else start
+        for index, widget in enumerate(kept):
+            position = first + index  # below len(old): widgets were made for `old`
+            if entries[position] is old[position]:
                 continue
             if not _update(widget, entries[position]):
                 replacement = _widget_for(entries[position], self.expanded)
                 self.mount(replacement, after=widget)
                 widget.remove()
-        new = [_widget_for(entry, self.expanded) for entry in entries[first_new:]]
-        if new:
-            self.mount_all(new)
+                kept[index] = replacement
+        # Entries that came into the window: earlier ones (going back), then newer ones.
+        earlier = [_widget_for(entry, self.expanded) for entry in entries[start:first]]
+        if earlier:
+            self.mount_all(earlier, before=kept[0])
+        newer = [_widget_for(entry, self.expanded) for entry in entries[first + len(kept) :]]
+        if newer:
+            self.mount_all(newer)
+        self._widgets = earlier + kept + newer
+        self.first_shown = start
         self.entries = entries
-        pruned = self.query_one("#pruned", Static)
-        pruned.set_class(self.first_shown > 0, "shown")
-        pruned.update(f"… {self.first_shown:,} earlier entries not shown")
+        if start != self._pruned_shown:  # updating the line costs a layout of the list
+            self._pruned_shown = start
+            self._pruned.set_class(start > 0, "shown")
+            self._pruned.update(f"… {start:,} earlier entries not shown")
 
     def clear_entries(self) -> None:
         """Remove every entry (a new conversation)."""

@@ -13,7 +13,13 @@ from tui.widgets.tool_card import ToolCard
 
 
 class TurnView(Vertical):
-    """Shows one `TurnEntry`; parallel tool calls of the turn are grouped under it."""
+    """Shows one `TurnEntry`; parallel tool calls of the turn are grouped under it.
+
+    Entries change faster than widgets mount, so `set_entry` may come before the view
+    has composed or mounted its children: until it is mounted it only keeps the entry,
+    and on mount it brings the children up to date. It holds its own children rather
+    than querying for them, since they are not there before compose.
+    """
 
     DEFAULT_CSS = """
     TurnView { height: auto; }
@@ -25,20 +31,31 @@ class TurnView(Vertical):
         super().__init__(classes="answer" if entry.answer else "")
         self.entry = entry
         self._expanded = expanded
+        self._mounted = False
+        self._shown = entry  # what the children show (set again in compose)
+        self._label = Static(classes="label")
+        self._text: Markdown | None = None
+        self._cards: list[ToolCard] = []
 
     def compose(self) -> ComposeResult:
         # The label and plain text share one widget: fewer widgets, faster long replays.
-        entry = self.entry
-        yield Static(self._head(entry), classes="label")
+        entry = self._shown = self.entry
+        self._label.update(self._head(entry))
+        yield self._label
         if entry.answer:
-            yield Markdown(entry.text, classes="text")
-        for card in entry.cards:
-            yield ToolCard(card, expanded=self._expanded)
+            self._text = Markdown(entry.text, classes="text")
+            yield self._text
+        self._cards = [ToolCard(card, expanded=self._expanded) for card in entry.cards]
+        yield from self._cards
+
+    def on_mount(self) -> None:
+        self._mounted = True
+        self._show()  # the entry may have changed since compose
 
     @staticmethod
     def _head(entry: TurnEntry) -> Text:
         head = turn_label(entry.step, entry.streaming)
-        if entry.text and not entry.answer:
+        if entry.body and not entry.answer:
             head.append("\n")
             head.append(entry.text)
         return head
@@ -49,15 +66,23 @@ class TurnView(Vertical):
 
     def set_entry(self, entry: TurnEntry) -> None:
         """Show a newer version of the turn: more text, new cards, finished cards."""
-        old, self.entry = self.entry, entry
-        if entry == old:
+        self.entry = entry
+        if self._mounted:
+            self._show()
+
+    def _show(self) -> None:
+        """Bring the children in line with `self.entry`."""
+        entry, old = self.entry, self._shown
+        if entry is old:
             return
-        self.query_one(".label", Static).update(self._head(entry))
-        if entry.answer and entry.text != old.text:
-            self.query_one(".text", Markdown).update(entry.text)
-        cards = list(self.query_children(ToolCard))
-        for widget, card in zip(cards, entry.cards, strict=False):
+        self._shown = entry
+        if (entry.step, entry.streaming, entry.body) != (old.step, old.streaming, old.body):
+            self._label.update(self._head(entry))
+        if self._text is not None and entry.body != old.body:
+            self._text.update(entry.text)
+        for widget, card in zip(self._cards, entry.cards, strict=False):
             widget.set_card(card)
-        new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(cards) :]]
+        new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(self._cards) :]]
         if new:
+            self._cards.extend(new)
             self.mount_all(new)

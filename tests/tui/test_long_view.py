@@ -1,0 +1,141 @@
+"""The live view past its mounted limit, and instant models run many times, through Pilot.
+
+The scripted models here answer at once, so events arrive faster than the screen
+renders them: widgets are still being mounted or removed when the next update comes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Markdown, Static
+
+from agent.config import Config, build_agent
+from agent.errors import ModelError
+from agent.messages import Message
+from agent.session import Session
+from agent.testing import ScriptedModel, call, reply
+from tests.tui.conftest import until
+from tui.app import DocsAgentApp, chat_app
+from tui.screens.chat import ChatScreen
+from tui.state import Entry
+from tui.widgets.entry_line import EntryLine
+from tui.widgets.message_list import MessageList
+from tui.widgets.tool_card import ToolCard
+from tui.widgets.turn_view import TurnView
+
+pytestmark = pytest.mark.asyncio
+
+
+def chat(app: DocsAgentApp) -> ChatScreen:
+    screen = app.screen
+    assert isinstance(screen, ChatScreen)
+    return screen
+
+
+def session_of(
+    config: Config, turns: list[Message | ModelError], *, max_steps: int = 8, stream: bool = False
+) -> Session:
+    model = ScriptedModel(turns, stream=stream)
+    agent = build_agent(replace(config, max_steps=max_steps), model=model)
+    return Session(agent, trace_dir=config.trace_dir)
+
+
+def shows_answer(app: DocsAgentApp, answer: str) -> bool:
+    """Whether the run is over and its answer is on screen, rendered from Markdown."""
+    screen = chat(app)
+    if screen.running or screen.worker_busy:
+        return False
+    shown = screen.query_one(MessageList).shown
+    last = shown[-1] if shown else None
+    if not (isinstance(last, TurnView) and last.entry.answer and last.is_mounted):
+        return False
+    markdown = last.query_one(Markdown)
+    return markdown.source == answer and bool(markdown.children)
+
+
+async def settle(pilot: Pilot[int], answer: str) -> None:
+    """Wait for the run to end and its answer to be shown."""
+    await pilot.app.workers.wait_for_complete()
+    await until(pilot, lambda: shows_answer(pilot.app, answer))
+
+
+def assert_list_matches(app: DocsAgentApp) -> MessageList:
+    """The mounted widgets are exactly the newest entries, in order, each showing its entry."""
+    messages = app.screen.query_one(MessageList)
+    entries = chat(app).state.entries
+    tail: list[Entry] = list(entries[max(len(entries) - messages.limit, 0) :])
+    shown = messages.shown
+    assert [w.entry for w in shown] == tail  # type: ignore[attr-defined]
+    in_dom = [w for w in messages.children if isinstance(w, (EntryLine, TurnView))]
+    assert in_dom == shown  # nothing left over from pruning or replacing
+    for widget in shown:
+        if isinstance(widget, TurnView):
+            entry = widget.entry
+            label = str(widget.query_one(".label", Static).render())
+            if not entry.answer:
+                assert label.endswith(entry.text)
+            cards = list(widget.query_children(ToolCard))
+            assert [c.card for c in cards] == list(entry.cards)
+    hidden = len(entries) - len(tail)
+    pruned = messages.query_one("#pruned", Static)
+    assert pruned.has_class("shown") == (hidden > 0)
+    if hidden:
+        assert str(pruned.render()) == f"… {hidden:,} earlier entries not shown"
+    return messages
+
+
+async def test_a_run_of_160_tool_steps_keeps_the_newest_entries(config: Config) -> None:
+    steps = [reply(None, call("grep_docs", {"keyword": f"k{n}"})) for n in range(160)]
+    session = session_of(config, [*steps, reply("Done after 161 steps.")], max_steps=170)
+    app = chat_app(session, config, question="walk the docs")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, "Done after 161 steps.")
+        state = chat(app).state
+        assert (state.run, state.step, state.tool_calls) == ("answered", 161, 160)
+        assert len(state.entries) == 2 + 161
+        assert_list_matches(app)
+
+
+async def test_a_typed_conversation_of_15_questions(config: Config) -> None:
+    def question(n: int) -> list[Message | ModelError]:
+        tools = [reply(None, call("grep_docs", {"keyword": f"w{n}{k}"})) for k in range(6)]
+        return [*tools, reply(f"Answer {n}.")]
+
+    turns = [turn for n in range(1, 16) for turn in question(n)]
+    session = session_of(config, turns, max_steps=10, stream=True)
+    app = chat_app(session, config)
+    async with app.run_test(size=(100, 30)) as pilot:
+        box = app.screen.query_one("#question", Input)
+        for n in range(1, 16):
+            box.value = f"question {n}"  # typing each key costs a pause; Enter submits it
+            await pilot.press("enter")
+            await settle(pilot, f"Answer {n}.")
+            assert chat(app).state.run == "answered"
+            assert box.value == ""
+        entries = chat(app).state.entries
+        assert len(entries) == 1 + 15 * 8  # the system prompt, then a question and 7 turns each
+        assert_list_matches(app)
+
+
+async def test_instant_answers_30_times_in_fresh_conversations(config: Config) -> None:
+    answer = "Streamed at once, in a few pieces, with **Markdown**."
+    turns: list[Message | ModelError] = [
+        reply("Looking.", call("list_docs")),
+        reply(answer),
+    ] * 30
+    session = session_of(config, turns, stream=True)
+    app = chat_app(session, config)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for n in range(30):
+            chat(app).ask(f"question {n}")
+            await settle(pilot, answer)
+            assert chat(app).state.run == "answered"
+            first = app.screen.query_one(MessageList).shown[2]
+            assert isinstance(first, TurnView) and first.entry.text == "Looking."
+            assert not first.entry.streaming and first.entry.cards[0].output is not None
+            assert_list_matches(app)
+            chat(app).action_new()
+            assert app.screen.query_one(MessageList).shown == []
