@@ -13,7 +13,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from agent import TraceSummary, recent_traces
-from tui.render import outcome_label
+from tui.render import outcome_label, shown
 
 
 class TracePicker(ModalScreen[Path | None]):
@@ -29,18 +29,13 @@ class TracePicker(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label(f"Recent traces in {self.folder}", id="title")
+            yield Label(shown(f"Recent traces in {self.folder}"), id="title")
             if not self.traces:
                 yield Label("no traces yet: ask a question first", id="empty")
             options = [
                 Option(
                     Text.assemble(
-                        (trace.question, "bold"),
-                        "\n",
-                        (
-                            f"{trace.path.name} · {trace.model} · {outcome_label(trace.outcome)}",
-                            "dim",
-                        ),
+                        shown(trace.question, "bold"), "\n", shown(_details(trace), "dim")
                     ),
                     id=str(index),
                 )

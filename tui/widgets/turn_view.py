@@ -7,8 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
-from tui.render import turn_label
+from tui.render import shown, turn_label
 from tui.state import TurnEntry
+from tui.terminal import visible
 from tui.widgets.tool_card import ToolCard
 
 
@@ -31,7 +32,7 @@ class TurnView(Vertical):
         entry = self.entry
         yield Static(self._head(entry), classes="label")
         if entry.answer:
-            yield Markdown(entry.text, classes="text")
+            yield Markdown(visible(entry.text), classes="text")
         for card in entry.cards:
             yield ToolCard(card, expanded=self._expanded)
 
@@ -40,7 +41,7 @@ class TurnView(Vertical):
         head = turn_label(entry.step, entry.streaming)
         if entry.text and not entry.answer:
             head.append("\n")
-            head.append(entry.text)
+            head.append(shown(entry.text))
         return head
 
     def can_update(self, entry: TurnEntry) -> bool:
@@ -54,7 +55,7 @@ class TurnView(Vertical):
             return
         self.query_one(".label", Static).update(self._head(entry))
         if entry.answer and entry.text != old.text:
-            self.query_one(".text", Markdown).update(entry.text)
+            self.query_one(".text", Markdown).update(visible(entry.text))
         cards = list(self.query_children(ToolCard))
         for widget, card in zip(cards, entry.cards, strict=False):
             widget.set_card(card)
