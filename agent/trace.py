@@ -257,7 +257,7 @@ def _lines(stream: IO[bytes], file: Path) -> Iterator[tuple[int, bytes]]:
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
+    raise ValueError(f"{name} is not allowed: numbers must be finite")
 
 
 def _json(line: bytes) -> Any:
@@ -301,32 +301,30 @@ def read_trace(path: Path | str) -> Trace:
     """Read a trace; TraceError, one line for the user, when it cannot be read.
 
     Only a regular file is read, one line at a time, each line at most MAX_LINE_BYTES.
-    Every field of every event is checked. A damaged last line (the run stopped while
-    writing it, even inside a character) is left out and `damaged_tail` says so; a
-    damaged line before the last is an error.
+    Every field of every event is checked. A last line cut off before its newline (the
+    run stopped while writing it, even inside a character) is left out and `damaged_tail`
+    says so; any other damaged line is an error.
     """
     file = Path(path)
     with _open_regular(file) as stream:
         lines = _lines(stream, file)
         first = next(lines, None)
         trace = Trace(_header(first[1] if first else None, file))
-        damaged: str | None = None
         for number, line in lines:
             if not line.strip():
                 continue
-            if damaged is not None:
-                raise TraceError(damaged)
             try:
                 event, moment = _event_line(line)
             except ValueError as exc:  # UnicodeDecodeError and JSON errors too
-                damaged = f"{file}: line {number} is damaged ({str(exc)[:200]})"
-                continue
+                if not line.endswith(b"\n"):  # the line being written when the run stopped
+                    trace.damaged_tail = True
+                    break
+                raise TraceError(f"{file}: line {number} is damaged ({str(exc)[:200]})") from None
             if event is None:
                 trace.skipped += 1
                 continue
             trace.events.append(event)
             trace.times.append(moment)
-        trace.damaged_tail = damaged is not None
     return trace
 
 
