@@ -95,6 +95,19 @@ def test_replay_print_shows_the_same_run_as_visible_characters(docs: Path, env: 
     assert SHOWN in out.decode() and "␛]0;NAME␇" in err.decode()
 
 
+@pytest.mark.parametrize("command", [["export"], ["export", "-f", "html"], ["rerun"]])
+def test_export_and_rerun_show_the_run_as_visible_characters(
+    docs: Path, env: Path, command: list[str]
+) -> None:
+    run("ask", "what is the timeout?", "--docs", str(docs), "--model", "offline")
+    page = docs / "timeouts.md"  # changed since the run: rerun shows the new lines
+    page.write_text(page.read_text() + "The timeout is now \x1b]0;NEW\x07 ten.\n", encoding="utf-8")
+    code, out, err = run(*command, str(the_trace(env)))
+    assert code == 0
+    assert controls(out) == [] and controls(err) == []
+    assert ("␛]0;NEW␇" if command == ["rerun"] else SHOWN) in out.decode()
+
+
 def test_server_error_text_is_one_visible_line(
     chat_server: ChatServer, docs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,3 +189,26 @@ def test_hostile_tool_arguments_neither_crash_ask_nor_replay(docs: Path, env: Pa
     code, out, err = run("replay", "--print", str(the_trace(env)))
     assert code == 0 and out == b"Five seconds.\n"
     assert err.decode().splitlines()[:3] == lines[:3]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and /dev/zero")
+def test_replay_refuses_hostile_traces_with_one_line(docs: Path, env: Path, tmp_path: Path) -> None:
+    run("ask", "what is the timeout?", "--docs", str(docs), "--model", "offline")
+    lines = the_trace(env).read_text(encoding="utf-8").splitlines()
+    nan = tmp_path / "nan.jsonl"
+    nan.write_text("\n".join([*lines[:3], lines[3].replace('"t": 0', '"t": NaN', 1), *lines[4:]]))
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("\n".join([*lines[:3], "[" * 100_000 + "]" * 100_000, *lines[3:]]))
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    for path, why in [
+        (nan, "line 4 is damaged (NaN is not allowed: numbers must be finite)"),
+        (deep, "line 4 is damaged (nested too deeply)"),
+        (fifo, "is not a regular file, so not a trace"),
+        (Path("/dev/zero"), "is not a regular file, so not a trace"),
+    ]:
+        for args in (["replay", "--print"], ["replay", "--instant"]):
+            code, out, err = run(*args, str(path))
+            assert code == 2 and out == b""
+            assert err.decode().startswith("docsagent: ") and err.decode().count("\n") == 1
+            assert why in err.decode()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.compaction import describe
 from agent.events import RunFinished, ToolCallFinished
 from agent.loop import Agent
 from agent.messages import Message
@@ -79,3 +80,8 @@ def test_hostile_arguments_through_the_scripted_model_end_in_an_answer(ctx: Docs
     )
     seen: list[Message] = model.requests[1]
     assert [m.content for m in seen if m.role == "tool"] == [e.output for e in finished]
+
+
+def test_compaction_describes_a_call_whose_arguments_break_the_limits() -> None:
+    assert describe(call("grep_docs", "[" * 100_000 + "]" * 100_000)) == "searched for ''"
+    assert describe(call("read_doc", f'{{"path": "a.md", "start": {HUGE_NUMBER}}}')) == "read :1-"
