@@ -46,10 +46,12 @@ from agent.pricing import estimate_cost, parse_prices
 from agent.rerun import RerunReport
 from agent.rerun import rerun as rerun_trace
 from agent.session import Session
+from agent.tools.arguments import parse_arguments
 from agent.tools.citations import Citation, find_citations
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry, grep_docs, list_docs, read_doc
 from agent.tools.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
+from agent.tools.schema import ArgumentError
 from agent.trace import (
     Trace,
     TraceSummary,
@@ -64,6 +66,7 @@ from agent.trace import (
 __all__ = [
     "Agent",
     "AgentError",
+    "ArgumentError",
     "Chunk",
     "Citation",
     "Config",
@@ -121,6 +124,7 @@ __all__ = [
     "find_citations",
     "grep_docs",
     "list_docs",
+    "parse_arguments",
     "parse_prices",
     "read_doc",
     "read_trace",

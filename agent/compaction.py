@@ -16,6 +16,8 @@ from typing import Any
 
 from agent.defaults import DEFAULT_COMPACT_AFTER, DEFAULT_COMPACT_KEEP_STEPS
 from agent.messages import Message, ToolCall
+from agent.tools.arguments import parse_arguments
+from agent.tools.schema import ArgumentError
 
 SHORTENED = "shortened]"
 
@@ -28,8 +30,8 @@ def estimate(message: Message) -> int:
 def describe(call: ToolCall) -> str:
     """What a tool call did, in a few words: "read guide.md:1-80", "searched for 'proxy'"."""
     try:
-        args: Any = json.loads(call.arguments or "{}")
-    except ValueError:
+        args: Any = parse_arguments(call.arguments)
+    except ArgumentError:
         args = {}
     args = args if isinstance(args, dict) else {}
 

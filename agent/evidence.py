@@ -9,7 +9,6 @@ them from the conversation since the last question.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -18,6 +17,8 @@ from typing import Any
 
 from agent.messages import Message, ToolCall
 from agent.textutil import count_terms
+from agent.tools.arguments import parse_arguments
+from agent.tools.schema import ArgumentError
 
 _LISTING = re.compile(r"^(?P<path>\S.*?)\s+\((?P<n>\d+) lines?\)(?:\s+(?P<title>.*))?$")
 _HIT = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):\s?(?P<text>.*)$")
@@ -216,8 +217,8 @@ class Findings:
 
 def _arguments(call: ToolCall) -> dict[str, Any]:
     try:
-        data = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError:
+        data = parse_arguments(call.arguments)
+    except ArgumentError:
         return {}
     return data if isinstance(data, dict) else {}
 

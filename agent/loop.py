@@ -31,8 +31,10 @@ from agent.events import (
 )
 from agent.models.base import Delta, Model, Reply, Retry
 from agent.observation import truncate
+from agent.tools.arguments import parse_arguments
 from agent.tools.final import FinalAnswer
 from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
+from agent.tools.schema import ArgumentError
 
 SYSTEM_PROMPT = """\
 You answer questions about a folder of documentation. Use the tools: list_docs to see the
@@ -60,8 +62,8 @@ class _Run:
 def _call_key(call: msg.ToolCall) -> tuple[str, str]:
     """A call's name and its arguments in canonical form (key order and spacing ignored)."""
     try:
-        arguments = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
-    except (ValueError, RecursionError):
+        arguments = json.dumps(parse_arguments(call.arguments), sort_keys=True)
+    except ArgumentError:
         arguments = call.arguments
     return call.name, arguments
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Role = Literal["system", "user", "assistant", "tool"]
+ROLES: tuple[Role, ...] = get_args(Role)
 
 
 @dataclass(frozen=True)
@@ -24,12 +25,19 @@ class ToolCall:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ToolCall:
-        function = data.get("function") or {}
+    def from_dict(cls, data: Any) -> ToolCall:
+        """The call from its `to_dict` form; ValueError when a field has the wrong type."""
+        if not isinstance(data, dict):
+            raise ValueError("a tool call must be an object")
+        function = data.get("function")
+        if function is None:
+            function = {}
+        if not isinstance(function, dict):
+            raise ValueError("a tool call's function must be an object")
         return cls(
-            id=str(data.get("id", "")),
-            name=str(function.get("name", "")),
-            arguments=str(function.get("arguments") or ""),
+            id=_text(data.get("id"), "a tool call's id"),
+            name=_text(function.get("name"), "a tool call's name"),
+            arguments=_text(function.get("arguments"), "a tool call's arguments"),
         )
 
 
@@ -55,14 +63,38 @@ class Message:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Message:
+    def from_dict(cls, data: Any) -> Message:
+        """The message from its `to_dict` form; ValueError when a field has the wrong type."""
+        if not isinstance(data, dict):
+            raise ValueError("a message must be an object")
+        role = data.get("role")
+        if role not in ROLES:
+            raise ValueError("a message's role must be system, user, assistant or tool")
+        calls = data.get("tool_calls")
+        if calls is None:
+            calls = []
+        if not isinstance(calls, list):
+            raise ValueError("a message's tool calls must be a list")
         return cls(
-            role=data["role"],
-            content=data.get("content"),
-            tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls") or ()),
-            tool_call_id=data.get("tool_call_id"),
-            name=data.get("name"),
+            role=role,
+            content=_optional_text(data.get("content"), "a message's content"),
+            tool_calls=tuple(ToolCall.from_dict(c) for c in calls),
+            tool_call_id=_optional_text(data.get("tool_call_id"), "a message's tool call id"),
+            name=_optional_text(data.get("name"), "a message's name"),
         )
+
+
+def _text(value: Any, what: str) -> str:
+    """A text field read back: missing is empty, anything but a string is an error."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be text")
+    return value
+
+
+def _optional_text(value: Any, what: str) -> str | None:
+    return None if value is None else _text(value, what)
 
 
 def system(text: str) -> Message:

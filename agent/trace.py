@@ -8,18 +8,23 @@ summaries the recent-traces list shows."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import math
+import os
 import re
+import stat
 import time
+import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from agent.errors import TraceError
-from agent.events import EVENT_TYPES, Event, RunFinished, RunStats, StopReason, Usage
+from agent.events import EVENT_TYPES, Event, RunFinished
 from agent.messages import Message
 
 if TYPE_CHECKING:
@@ -45,71 +50,95 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     return {"type": event.kind, **data}
 
 
-_PLAIN: dict[str, tuple[type, ...]] = {
-    "int": (int,),
-    "float": (int, float),
-    "str": (str,),
-    "bool": (bool,),
-    "StopReason": (str,),
-}
+_INT_BOUND = 2**63  # counts and seconds beyond this are not from a real run
 
 
-def _build(cls: type[Any], data: Any) -> Any:
-    """`cls(**data)` after checking that each plain field has the annotated type."""
+def _checked(value: Any, hint: Any, where: str) -> Any:
+    """`value` read back as the annotation `hint`; ValueError saying which field is wrong.
+
+    Numbers must be finite and within bounds, text must be text, and nested messages,
+    usage and stats are checked field by field, so every event read is well typed.
+    """
+    if hint is Any:
+        return value
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        if value is None and type(None) in args:
+            return None
+        (member,) = (a for a in args if a is not type(None))  # our unions are `X | None`
+        return _checked(value, member, where)
+    if origin is typing.Literal:
+        if isinstance(value, str) and value in args:
+            return value
+        raise ValueError(f"{where} must be one of {', '.join(args)}")
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"{where} must be true or false")
+    if hint is int or hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{where} must be a number")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{where} must be a finite number")
+        if abs(value) >= _INT_BOUND or (hint is int and not isinstance(value, int)):
+            raise ValueError(f"{where} must be a whole number below 2**63")
+        return float(value) if hint is float else value
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        raise ValueError(f"{where} must be text")
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise ValueError(f"{where} must be a list")
+        return tuple(_checked(item, args[0], where) for item in value)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"{where} must be an object")
+        return value
+    if hint is Message:
+        return Message.from_dict(value)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return _build(hint, value)
+    raise TypeError(f"no check for {hint!r}")  # a new field type: teach the reader
+
+
+@functools.cache
+def _fields(cls: Any) -> tuple[tuple[str, Any, bool], ...]:
+    """Each field's name, type and whether it is required."""
+    hints = typing.get_type_hints(cls)
+    return tuple(
+        (
+            f.name,
+            hints[f.name],
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+        )
+        for f in dataclasses.fields(cls)
+    )
+
+
+def _build(cls: Any, data: Any) -> Any:
+    """`cls(**data)` with every field checked against its annotation (unknown keys ignored)."""
     if not isinstance(data, dict):
-        raise ValueError(f"{cls.__name__} needs an object")
-    fields = {f.name: str(f.type) for f in dataclasses.fields(cls)}
-    kwargs = {key: value for key, value in data.items() if key in fields}
-    for key, value in kwargs.items():
-        kind, _, optional = fields[key].partition(" | ")
-        if value is None:
-            if optional == "None":
-                continue
-            raise ValueError(f"{cls.__name__}.{key} is missing")
-        if kind == "StopReason" and value not in typing.get_args(StopReason):
-            raise ValueError(f"{cls.__name__}.{key} is not a stop reason")
-        expected = _PLAIN.get(kind)
-        wrong_bool = isinstance(value, bool) and bool not in expected if expected else False
-        if expected and (not isinstance(value, expected) or wrong_bool):
-            raise ValueError(f"{cls.__name__}.{key} has the wrong type")
+        raise ValueError(f"{cls.__name__} must be an object")
+    kwargs = {}
+    for name, hint, required in _fields(cls):
+        if name in data:
+            kwargs[name] = _checked(data[name], hint, f"{cls.__name__}.{name}")
+        elif required:
+            raise ValueError(f"{cls.__name__}.{name} is missing")
     return cls(**kwargs)
-
-
-def _message(data: Any) -> Message:
-    if not isinstance(data, dict) or not isinstance(data.get("role"), str):
-        raise ValueError("a message needs a role")
-    return Message.from_dict(data)
-
-
-def _stats(data: Any) -> RunStats:
-    stats: RunStats = _build(RunStats, {k: v for k, v in data.items() if k != "usage"})
-    return dataclasses.replace(stats, usage=_build(Usage, data.get("usage") or {}))
-
-
-_DECODERS: dict[str, Any] = {
-    "message": _message,
-    "usage": lambda data: _build(Usage, data),
-    "total": lambda data: _build(Usage, data),
-    "stats": lambda data: _stats(data) if isinstance(data, dict) else _build(RunStats, data),
-    "history": lambda items: tuple(_message(m) for m in items),
-    "stubs": lambda items: tuple(str(item) for item in items),
-    "tool_call_ids": lambda items: tuple(str(item) for item in items),
-}
 
 
 def event_from_dict(data: dict[str, Any]) -> Event | None:
     """Rebuild an event from `event_to_dict` output; None for an unknown type.
 
-    Raises ValueError (or TypeError) for a line whose fields do not fit the event.
+    Raises ValueError for a line whose fields do not fit the event.
     """
-    cls = EVENT_TYPES.get(str(data.get("type")))
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         return None
-    decoded = {
-        key: _DECODERS[key](value) if key in _DECODERS and value is not None else value
-        for key, value in data.items()
-    }
-    event: Event = _build(cls, decoded)
+    event: Event = _build(cls, data)
     return event
 
 
@@ -166,12 +195,17 @@ class TraceWriter:
 
 @dataclass
 class Trace:
-    """A trace read back: its header, its events with their times, and whether it is whole."""
+    """A trace read back: its header, its events with their times, and whether it is whole.
+
+    `skipped` counts events of types this docsagent does not know; `damaged_tail` says the
+    last line was cut off (the run stopped mid-write) and was left out.
+    """
 
     header: dict[str, Any]
     events: list[Event] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     skipped: int = 0
+    damaged_tail: bool = False
 
     @property
     def complete(self) -> bool:
@@ -179,49 +213,118 @@ class Trace:
         return bool(self.events) and isinstance(self.events[-1], RunFinished)
 
 
-def read_trace(path: Path | str) -> Trace:
-    """Read a trace; tolerates a cut-off last line; TraceError when it cannot be read."""
-    file = Path(path)
-    if file.is_dir():
-        raise TraceError(f"{file} is a folder, not a trace file")
+MAX_LINE_BYTES = 32 * 1024 * 1024
+"""The longest trace line read (32 MiB); a longer one is not a line docsagent wrote."""
+
+HEADER_TEXT = ("question", "model", "docs")  # header fields the replay shows
+
+
+def _open_regular(file: Path) -> IO[bytes]:
+    """`file` opened for reading if it is a regular file; TraceError otherwise.
+
+    A FIFO or a device (`/dev/zero`) would hang or never end, so it is refused before it is
+    opened; O_NONBLOCK and a second check on the open file cover a swap in between.
+    """
     try:
-        text = file.read_text(encoding="utf-8")
+        mode = file.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise TraceError(f"{file} is a folder, not a trace file")
+        if not stat.S_ISREG(mode):
+            raise TraceError(f"{file} is not a regular file, so not a trace")
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(file, flags)
     except FileNotFoundError:
         raise TraceError(f"no trace file at {file}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TraceError(f"cannot read trace {file}: {exc}") from None
-    lines = text.split("\n")
+    except OSError as exc:
+        raise TraceError(f"cannot read trace {file}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise TraceError(f"{file} is not a regular file, so not a trace")
+    return os.fdopen(fd, "rb")
+
+
+def _lines(stream: IO[bytes], file: Path) -> Iterator[tuple[int, bytes]]:
+    """The file's lines with their numbers, read one at a time, each at most MAX_LINE_BYTES."""
+    number = 0
+    while line := stream.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(line) > MAX_LINE_BYTES:
+            raise TraceError(
+                f"{file}: line {number} is longer than {MAX_LINE_BYTES // 2**20} MiB, "
+                "so not a docsagent trace"
+            )
+        yield number, line
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed: numbers must be finite")
+
+
+def _json(line: bytes) -> Any:
+    """One line's JSON value (strict UTF-8, no NaN or Infinity); ValueError when damaged."""
     try:
-        header = json.loads(lines[0])
-    except json.JSONDecodeError:
-        raise TraceError(f"{file} is not a docsagent trace (no header line)") from None
+        return json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _header(line: bytes | None, file: Path) -> dict[str, Any]:
+    try:
+        header = _json(line) if line is not None else None
+    except ValueError:
+        header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise TraceError(f"{file} is not a docsagent trace")
     version = header.get("version")
-    if not isinstance(version, int) or version > VERSION:
+    if not isinstance(version, int) or isinstance(version, bool) or version > VERSION:
         raise TraceError(
-            f"{file} is a version {version} trace; this docsagent reads version {VERSION}: "
-            "upgrade docsagent to replay it"
+            f"{file} is a version {str(version)[:20]} trace; this docsagent reads version "
+            f"{VERSION}: upgrade docsagent to replay it"
         )
-    trace = Trace(header)
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-            event = event_from_dict(data)
-            moment = float(data.get("t", 0.0))
-        except (TypeError, KeyError, ValueError, AttributeError):  # JSONDecodeError too
-            if number >= len(lines) - 1:
-                break  # the line being written when the run stopped
-            raise TraceError(f"{file}: line {number} is damaged") from None
-        if event is None:
-            trace.skipped += 1
-            continue
-        trace.events.append(event)
-        trace.times.append(moment)
+    wrong = [key for key in HEADER_TEXT if not isinstance(header.get(key, ""), str)]
+    if wrong:
+        raise TraceError(f"{file}: the header's {wrong[0]} is not text")
+    return header
+
+
+def _event_line(line: bytes) -> tuple[Event | None, float]:
+    """The event on a line and its time; ValueError when the line is damaged."""
+    data = _json(line)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    event = event_from_dict(data)
+    moment: float = _checked(data.get("t", 0.0), float, "t")
+    return event, moment
+
+
+def read_trace(path: Path | str) -> Trace:
+    """Read a trace; TraceError, one line for the user, when it cannot be read.
+
+    Only a regular file is read, one line at a time, each line at most MAX_LINE_BYTES.
+    Every field of every event is checked. A last line cut off before its newline (the
+    run stopped while writing it, even inside a character) is left out and `damaged_tail`
+    says so; any other damaged line is an error.
+    """
+    file = Path(path)
+    with _open_regular(file) as stream:
+        lines = _lines(stream, file)
+        first = next(lines, None)
+        trace = Trace(_header(first[1] if first else None, file))
+        for number, line in lines:
+            if not line.strip():
+                continue
+            try:
+                event, moment = _event_line(line)
+            except ValueError as exc:  # UnicodeDecodeError and JSON errors too
+                if not line.endswith(b"\n"):  # the line being written when the run stopped
+                    trace.damaged_tail = True
+                    break
+                raise TraceError(f"{file}: line {number} is damaged ({str(exc)[:200]})") from None
+            if event is None:
+                trace.skipped += 1
+                continue
+            trace.events.append(event)
+            trace.times.append(moment)
     return trace
 
 
@@ -234,6 +337,7 @@ def trace_filename(question: str, now: datetime | None = None) -> str:
 
 MAX_TRACES = 50
 TAIL_BYTES = 65536  # the final event is read from the end of the file
+SUMMARY_HEADER_BYTES = 1024 * 1024  # a header line longer than this is not listed as a trace
 
 
 @dataclass(frozen=True)
@@ -248,34 +352,49 @@ class TraceSummary:
 
 
 def _summary(path: Path) -> TraceSummary:
+    header: Any = None
+    outcome = "interrupted"
     try:
-        with path.open(encoding="utf-8") as file:
-            header = json.loads(file.readline())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        header = {}
+        with _open_regular(path) as stream:
+            header = _json(stream.readline(SUMMARY_HEADER_BYTES))
+            outcome = _outcome(stream)
+    except (TraceError, OSError, ValueError):
+        pass
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         return TraceSummary(path, "?", "?", "not a trace")
-    question, model = str(header.get("question", "?")), str(header.get("model", "?"))
-    return TraceSummary(path, question, model, _outcome(path))
+    question, model = header.get("question", "?"), header.get("model", "?")
+    return TraceSummary(
+        path,
+        question if isinstance(question, str) else "?",
+        model if isinstance(model, str) else "?",
+        outcome,
+    )
 
 
-def _outcome(path: Path) -> str:
+def _outcome(stream: IO[bytes]) -> str:
     """How the run ended, from the trace's last line: its stop reason, or "interrupted"."""
+    stream.seek(max(stream.seek(0, 2) - TAIL_BYTES, 0))
+    last = stream.read(TAIL_BYTES).rstrip(b"\n").rsplit(b"\n", 1)[-1]
     try:
-        with path.open("rb") as file:
-            file.seek(max(file.seek(0, 2) - TAIL_BYTES, 0))
-            last = file.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-        data = json.loads(last)
-    except (OSError, ValueError):
+        data = _json(last)
+    except ValueError:
         return "interrupted"
     if isinstance(data, dict) and data.get("type") == "run_finished":
-        return str(data.get("stop_reason", "?"))
+        reason = data.get("stop_reason")
+        return reason if isinstance(reason, str) else "?"
     return "interrupted"
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # a dangling link, or a file removed since the listing
+        return 0.0
 
 
 def recent_traces(folder: Path, *, limit: int = MAX_TRACES) -> list[TraceSummary]:
     """The newest `limit` traces in `folder` (none if it does not exist)."""
     if not folder.is_dir():
         return []
-    files = sorted(folder.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    files = sorted(folder.glob("*.jsonl"), key=lambda p: (_modified(p), p.name), reverse=True)
     return [_summary(path) for path in files[:limit]]

@@ -11,12 +11,14 @@ from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from agent import Config, Session, Trace, build_agent
 from tui.screens.base import TraceScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen
+from tui.terminal import visible
 
 
 class DocsAgentApp(App[int]):
@@ -35,6 +37,24 @@ class DocsAgentApp(App[int]):
         self.push_screen(self._first())
         if self._notice:
             self.notify(self._notice, timeout=8)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Show a notification, its text as typed: never markup, control characters visible.
+
+        Notifications carry server errors and file paths, so `markup` is ignored: every
+        notification of the app (screens and widgets call this one) is plain text.
+        """
+        super().notify(
+            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         if isinstance(screen, TraceScreen):

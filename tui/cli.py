@@ -21,6 +21,7 @@ from agent import (
     Event,
     ModelError,
     RunFinished,
+    Trace,
     TraceError,
 )
 from tui.options import (
@@ -39,6 +40,7 @@ from tui.options import (
     make_config,
 )
 from tui.outcomes import OUTCOMES
+from tui.terminal import Terminal
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
 
@@ -53,7 +55,7 @@ app = typer.Typer(
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"docsagent: {message}", err=True)
+    Terminal().warn(f"docsagent: {message}")
     return typer.Exit(code)
 
 
@@ -62,9 +64,9 @@ def _version(value: bool) -> None:
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            typer.echo(f"docsagent {version('docsagent')}")
+            Terminal().say(f"docsagent {version('docsagent')}")
         except PackageNotFoundError:
-            typer.echo("docsagent (not installed)")
+            Terminal().say("docsagent (not installed)")
         raise typer.Exit()
 
 
@@ -159,26 +161,27 @@ def ask(
         raise _fail(explain(exc), EXIT_USAGE) from None
     except ModelError as exc:
         raise _fail(explain(exc), EXIT_ERROR) from None
+    terminal = Terminal()
     if notice:
-        typer.echo(notice, err=True)
+        terminal.warn(notice)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
     try:
-        finished = _run(session, question)
+        finished = _run(session, question, terminal)
     except ConfigError as exc:  # the trace cannot be written
         raise _fail(explain(exc), EXIT_USAGE) from None
-    _report(finished, session, as_json=as_json, docs=config.docs)
+    _report(finished, session, terminal, as_json=as_json, docs=config.docs)
 
 
-def _run(session: Any, question: str) -> RunFinished:
+def _run(session: Any, question: str, terminal: Terminal) -> RunFinished:
     """Run the question, printing progress; returns the final event whatever happens."""
     from agent import Totals
     from tui.printer import ProgressPrinter
 
-    printer = ProgressPrinter(sys.stderr)
+    printer = ProgressPrinter(terminal.warn)
     cancel = threading.Event()
     events = session.ask(question, cancel=cancel)
     finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
-    error = None
+    error = unexpected = None
     try:
         for event in events:
             printer(event)
@@ -187,32 +190,34 @@ def _run(session: Any, question: str) -> RunFinished:
     except AgentError as exc:  # the run's last event carries it; here we add the options
         error = explain(exc)
     except Exception as exc:  # a bug: one line and where the trace is, not a traceback
-        error = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
+        unexpected = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
     finally:
         events.close()
     finished = session.last_finished or finished
+    if unexpected:  # a bug, not an interruption: the run failed
+        return dataclasses.replace(finished, stop_reason="error", error=unexpected)
     return dataclasses.replace(finished, error=error) if error else finished
 
 
-def _report(finished: RunFinished, session: Any, *, as_json: bool, docs: Path) -> None:
+def _report(
+    finished: RunFinished, session: Any, terminal: Terminal, *, as_json: bool, docs: Path
+) -> None:
     from tui.printer import summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
-    typer.echo(summary_line(finished, trace), err=True)
+    terminal.warn(summary_line(finished, trace))
     code = OUTCOMES[finished.stop_reason].exit_code
     citations = _citations(finished, session.last_trace, docs)
     unread = [c.label for c in citations if c.valid and not c.read]
     if unread:
         listed = ", ".join(unread)
-        typer.echo(
-            f"docsagent: warning: the answer cites lines the run never read: {listed}", err=True
-        )
+        terminal.warn(f"docsagent: warning: the answer cites lines the run never read: {listed}")
     if as_json:
-        typer.echo(json.dumps(_json_result(finished, trace, citations)))
+        terminal.say(json.dumps(_json_result(finished, trace, citations)))
     elif finished.answer is not None:
-        _print_answer(finished.answer)
+        terminal.answer(finished.answer)
     if finished.error and finished.stop_reason != "answered":
-        typer.echo(f"docsagent: {finished.error}", err=True)
+        terminal.warn(f"docsagent: {finished.error}")
     raise typer.Exit(code)
 
 
@@ -253,16 +258,6 @@ def _json_result(finished: RunFinished, trace: str | None, citations: list[Any])
     }
 
 
-def _print_answer(answer: str) -> None:
-    if sys.stdout.isatty():
-        from rich.console import Console
-        from rich.markdown import Markdown
-
-        Console().print(Markdown(answer))
-    else:
-        sys.stdout.write(answer.rstrip("\n") + "\n")
-
-
 @app.command()
 def replay(
     trace: Annotated[
@@ -289,7 +284,7 @@ def replay(
     except TraceError as exc:
         raise _fail(explain(exc), EXIT_USAGE) from None
     if print_:
-        _print_trace(loaded.events, complete=loaded.complete)
+        _print_trace(loaded, Terminal())
         raise typer.Exit(EXIT_OK)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise _fail("replay needs a terminal; use --print to print the trace instead", EXIT_USAGE)
@@ -328,11 +323,12 @@ def rerun(
     except AgentError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     report = rerun_trace(loaded, corpus)
+    terminal = Terminal()
     if as_json:
-        typer.echo(json.dumps(dataclasses.asdict(report), default=str))
+        terminal.say(json.dumps(dataclasses.asdict(report), default=str))
     else:
         for line in rerun_lines(report):
-            typer.echo(line)
+            terminal.say(line)
     raise typer.Exit(EXIT_OK if report.holds else 1)
 
 
@@ -365,28 +361,30 @@ def export(
     except TraceError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     text = export_trace(loaded, format)  # type: ignore[arg-type]
-    if output is None:
-        sys.stdout.write(text)
+    if output is None:  # on the terminal (or through a pipe to it): made visible
+        Terminal().say(text, end="")
         raise typer.Exit(EXIT_OK)
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise _fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
-    typer.echo(f"docsagent: wrote {output}", err=True)
+    Terminal().warn(f"docsagent: wrote {output}")
 
 
-def _print_trace(events: list[Event], *, complete: bool) -> None:
+def _print_trace(trace: Trace, terminal: Terminal) -> None:
     from tui.printer import ProgressPrinter, summary_line
 
-    printer = ProgressPrinter(sys.stderr)
-    for event in events:
+    printer = ProgressPrinter(terminal.warn)
+    for event in trace.events:
         printer(event)
         if isinstance(event, RunFinished):
-            typer.echo(summary_line(event), err=True)
+            terminal.warn(summary_line(event))
             if event.answer is not None:
-                _print_answer(event.answer)
-    if not complete:
-        typer.echo("docsagent: the trace ends early: the run was interrupted", err=True)
+                terminal.answer(event.answer)
+    if trace.damaged_tail:
+        terminal.warn("docsagent: the trace's last line is damaged (cut off); it was left out")
+    if not trace.complete:
+        terminal.warn("docsagent: the trace ends early: the run was interrupted")
 
 
 def main() -> None:

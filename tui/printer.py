@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import TextIO
+from collections.abc import Callable
 
 from agent import (
+    ArgumentError,
     ContextCompacted,
     Event,
     RetryScheduled,
@@ -13,24 +14,31 @@ from agent import (
     RunStats,
     ToolCallFinished,
     ToolCallStarted,
+    parse_arguments,
 )
 from tui.outcomes import OUTCOMES
 
 PREVIEW = 90
+ARGUMENTS_WIDTH = 200
+NAME_WIDTH = 60
 
 
-def compact_arguments(raw: str) -> str:
-    """Arguments as compact one-line JSON (the raw text when it is not JSON)."""
+def compact_arguments(raw: str, width: int = ARGUMENTS_WIDTH) -> str:
+    """Arguments as compact one-line JSON (the raw text when it is not JSON), cut to `width`."""
     try:
-        return json.dumps(json.loads(raw), ensure_ascii=False)
-    except (json.JSONDecodeError, TypeError):
-        return raw
+        shown = json.dumps(parse_arguments(raw), ensure_ascii=False)
+    except ArgumentError:
+        shown = raw
+    return preview(shown, width)
 
 
 def preview(text: str, width: int = PREVIEW) -> str:
     """The first `width` characters of `text` on one line."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    head = text[: width * 4 + 64]  # whitespace collapses, so look a little past `width`
+    flat = " ".join(head.split())
+    if len(flat) <= width and len(head) == len(text):
+        return flat
+    return flat[: width - 1] + "…"
 
 
 def tokens_line(stats: RunStats) -> str:
@@ -61,10 +69,10 @@ def summary_line(event: RunFinished, trace: str | None = None) -> str:
 
 
 class ProgressPrinter:
-    """Writes progress lines for events as they happen."""
+    """Writes progress lines for events as they happen, each through `write` (one line)."""
 
-    def __init__(self, err: TextIO) -> None:
-        self.err = err
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self.write = write
         self._calls: dict[str, ToolCallStarted] = {}
 
     def __call__(self, event: Event) -> None:
@@ -72,24 +80,21 @@ class ProgressPrinter:
             self._calls[event.tool_call_id] = event
         elif isinstance(event, ToolCallFinished):
             mark = "✗" if event.error else "→"
-            line = f"[step {event.step}] {event.name}({self._arguments(event)}) {mark} "
+            name = preview(event.name, NAME_WIDTH)
+            line = f"[step {event.step}] {name}({self._arguments(event)}) {mark} "
             if event.repeat_of is not None:
-                self._write(line + f"repeat of step {event.repeat_of} (not run again)")
+                self.write(line + f"repeat of step {event.repeat_of} (not run again)")
             else:
-                self._write(line + preview(event.output))
+                self.write(line + preview(event.output))
         elif isinstance(event, ContextCompacted):
             saved = f"{len(event.stubs)} old result{'s' if len(event.stubs) != 1 else ''}"
-            self._write(
+            self.write(
                 f"[step {event.step}] context: shortened {saved}, ≈{event.tokens_saved:,} tok saved"
             )
         elif isinstance(event, RetryScheduled):
             wait = f"retry {event.attempt} in {event.delay_s:.1f} s"
-            self._write(f"[step {event.step}] {wait}: {event.reason}")
+            self.write(f"[step {event.step}] {wait}: {event.reason}")
 
     def _arguments(self, event: ToolCallFinished) -> str:
         started = self._calls.get(event.tool_call_id)
         return compact_arguments(started.arguments) if started else ""
-
-    def _write(self, line: str) -> None:
-        self.err.write(line + "\n")
-        self.err.flush()

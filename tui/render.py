@@ -1,4 +1,8 @@
-"""Pure rendering: view state and entries to rich Text, tested without an app."""
+"""Pure rendering: view state and entries to rich Text, tested without an app.
+
+Text from docs, models, servers and file names becomes `Text` here, never markup, and
+passes through `visible` first, so it can neither style nor control the terminal.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,14 @@ from typing import Any
 
 from rich.text import Text
 
-from agent import Usage
+from agent import ArgumentError, Usage, parse_arguments
 from tui.outcomes import OUTCOMES
 from tui.state import Card, NoticeEntry, RunState, SystemEntry, UserEntry, ViewState
+from tui.terminal import visible
 
 CARD_LINES = 4
 VALUE_WIDTH = 40
+NAME_WIDTH = 60
 LINE_WIDTH = 200
 
 BUSY_STYLES: dict[RunState, str] = {
@@ -23,10 +29,18 @@ BUSY_STYLES: dict[RunState, str] = {
 """The header's style while no run has ended; `tui.outcomes` shows how each one ended."""
 
 
+def shown(text: str, style: str = "") -> Text:
+    """Outside text as typed: control characters made visible, never parsed as markup."""
+    return Text(visible(text), style)
+
+
 def elide(text: str, width: int) -> str:
     """`text` on one line, cut to `width` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(width - 1, 0)] + "…"
+    head = text[: width * 4 + 64]  # whitespace collapses, so look a little past `width`
+    flat = " ".join(head.split())
+    if len(flat) <= width and len(head) == len(text):
+        return flat
+    return flat[: max(width - 1, 0)] + "…"
 
 
 def elide_left(text: str, width: int) -> str:
@@ -35,19 +49,25 @@ def elide_left(text: str, width: int) -> str:
 
 
 def _value(value: Any) -> str:
-    shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return elide(shown, VALUE_WIDTH)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return elide(text, VALUE_WIDTH)
 
 
 def call_signature(name: str, arguments: str) -> str:
-    """`name(key=value, ...)` from the raw JSON arguments, long values elided."""
+    """`name(key=value, ...)` from the raw JSON arguments, long values elided.
+
+    Arguments are read within the agent's limits (size, depth, digits); beyond them,
+    or when they are not JSON, the raw text is shown elided.
+    """
+    name = elide(name, NAME_WIDTH)
     try:
-        parsed = json.loads(arguments) if arguments.strip() else {}
-    except json.JSONDecodeError:
+        parsed = parse_arguments(arguments)
+    except ArgumentError:
         return f"{name}({elide(arguments, VALUE_WIDTH)})"
     if not isinstance(parsed, dict):
         return f"{name}({_value(parsed)})"
-    return f"{name}({', '.join(f'{k}={_value(v)}' for k, v in parsed.items())})"
+    pairs = [f"{elide(k, VALUE_WIDTH)}={_value(v)}" for k, v in parsed.items()]
+    return f"{name}({', '.join(pairs)})"
 
 
 def duration(seconds: float) -> str:
@@ -76,7 +96,7 @@ def card_text(card: Card, *, expanded: bool = False) -> Text:
     # Collapsed, each line stays one line (cut with …); expanded, long lines wrap.
     text = Text(no_wrap=not expanded, overflow="ellipsis" if not expanded else "fold")
     text.append("▸ " if not expanded else "▾ ", "dim")
-    text.append(call_signature(card.name, card.arguments), "bold")
+    text.append(visible(call_signature(card.name, card.arguments)), "bold")
     if card.running:
         text.append("  running…", "cyan")
         return text
@@ -84,7 +104,7 @@ def card_text(card: Card, *, expanded: bool = False) -> Text:
         text.append(f"  {duration(card.duration_s)}", "dim")
     if card.error:
         text.append("  error", "bold white on red")
-    output = card.output or ""
+    output = visible(card.output or "")
     style = "red" if card.error else ""
     if expanded:
         lines, marker = output.splitlines() or ["(empty)"], None
@@ -101,11 +121,11 @@ def card_text(card: Card, *, expanded: bool = False) -> Text:
 def entry_text(entry: SystemEntry | UserEntry | NoticeEntry, width: int = 100) -> Text:
     """A one-line entry: the collapsed system prompt, a question, or a notice."""
     if isinstance(entry, SystemEntry):
-        return Text.assemble(("system ", "dim bold"), (elide(entry.text, width - 7), "dim"))
+        return Text.assemble(("system ", "dim bold"), shown(elide(entry.text, width - 7), "dim"))
     if isinstance(entry, UserEntry):
-        return Text.assemble(("you ", "bold blue"), (entry.text, ""))
+        return Text.assemble(("you ", "bold blue"), shown(entry.text))
     style = {"info": "dim", "warning": "magenta", "error": "bold red"}[entry.level]
-    return Text(entry.text, style)
+    return shown(entry.text, style)
 
 
 def turn_label(step: int, streaming: bool) -> Text:
@@ -129,7 +149,8 @@ def header_text(
     state: ViewState, *, docs: str, model: str, mode: str, width: int, extra: str = ""
 ) -> Text:
     """The header line: docs folder, model and mode on the left; `extra` and the run state right."""
-    right = Text.assemble((f"{extra}  ", "bold") if extra else "", run_label(state.run))
+    right = Text.assemble(shown(f"{extra}  ", "bold") if extra else "", run_label(state.run))
+    docs, model, mode = visible(docs), visible(model), visible(mode)
     tag = f" [{mode}]" if mode and mode != model else ""
     left_room = max(width - right.cell_len - 2, 10)
     fixed = f"docsagent · {model}{tag} · "
@@ -164,6 +185,7 @@ def status_text(
         if width - text.cell_len >= (40 if trace else 0):
             break
     room = width - text.cell_len - 3
+    trace = visible(trace) if trace else trace
     if trace and len(trace) > room:
         trace = trace.replace("\\", "/").rsplit("/", 1)[-1]  # the file name says the most
     if trace and room > 12:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.tools.arguments import parse_arguments
 from agent.tools.schema import ArgumentError, check_value, json_schema
 
 ToolFunction = Callable[..., Any]
@@ -226,16 +227,7 @@ class ToolRegistry:
         return ToolOutcome(text, False, result)
 
     def _arguments(self, found: Tool, arguments: str) -> dict[str, Any]:
-        raw = arguments.strip() or "{}"
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise ArgumentError(
-                f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
-                "send a JSON object"
-            ) from None
-        except ValueError as exc:  # e.g. an integer with thousands of digits
-            raise ArgumentError(f"the arguments cannot be read ({exc})") from None
+        data = parse_arguments(arguments)
         if not isinstance(data, dict):
             raise ArgumentError("the arguments must be a JSON object")
         unknown = sorted(set(data) - set(found.types))

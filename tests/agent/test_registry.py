@@ -152,4 +152,7 @@ def test_odd_numbers_from_the_model_are_observations_not_crashes() -> None:
 def test_an_unreadable_number_in_the_arguments_is_an_observation() -> None:
     outcome = ToolRegistry([search]).call("search", f'{{"query": "q", "limit": {"9" * 5000}}}')
     assert outcome.error
-    assert outcome.output.startswith("error: the arguments cannot be read (Exceeds the limit")
+    assert outcome.output == (
+        "error: the arguments hold a number with more than 100 digits; send a smaller one. "
+        "Call search again with valid arguments."
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.timer import Timer
@@ -18,6 +19,17 @@ from tui.widgets.message_list import MessageList
 from tui.widgets.status_bar import StatusBar
 
 BATCH_GAP_S = 0.02  # events closer than this (after scaling) are shown together
+
+
+def _warning(trace: Trace) -> str:
+    """What the banner says about a trace that is not whole."""
+    if trace.complete:
+        return "⚠ the trace's last line is damaged and was left out"
+    cut = " and its last line was cut off mid-write" if trace.damaged_tail else ""
+    return (
+        f"⚠ interrupted run: the trace ends without its final event{cut}; "
+        "replayed to its last whole line"
+    )
 
 
 class ReplayScreen(TraceScreen):
@@ -61,12 +73,8 @@ class ReplayScreen(TraceScreen):
         yield HeaderBar(
             docs=str(header.get("docs", "")), model=str(header.get("model", "")), mode="replay"
         )
-        if not self.trace.complete:
-            yield Static(
-                "⚠ interrupted run: the trace ends without its final event; "
-                "replayed to its last whole line",
-                id="interrupted",
-            )
+        if not self.trace.complete or self.trace.damaged_tail:
+            yield Static(Text(_warning(self.trace)), id="interrupted")
         yield MessageList(id="messages")
         yield StatusBar()
         yield Footer()

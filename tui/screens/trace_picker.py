@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from agent import TraceSummary, recent_traces
 from tui.outcomes import outcome_label
+from tui.render import shown
 
 
 class TracePicker(ModalScreen[Path | None]):
@@ -29,12 +30,14 @@ class TracePicker(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label(f"Recent traces in {self.folder}", id="title")
+            yield Label(shown(f"Recent traces in {self.folder}"), id="title")
             if not self.traces:
                 yield Label("no traces yet: ask a question first", id="empty")
             options = [
                 Option(
-                    Text.assemble((trace.question, "bold"), "\n", (_details(trace), "dim")),
+                    Text.assemble(
+                        shown(trace.question, "bold"), "\n", shown(_details(trace), "dim")
+                    ),
                     id=str(index),
                 )
                 for index, trace in enumerate(self.traces)

@@ -7,8 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
-from tui.render import turn_label
+from tui.render import shown, turn_label
 from tui.state import TurnEntry
+from tui.terminal import visible
 from tui.widgets.tool_card import ToolCard
 
 
@@ -43,7 +44,7 @@ class TurnView(Vertical):
         self._label.update(self._head(entry))
         yield self._label
         if entry.answer:
-            self._text = Markdown(entry.text, classes="text")
+            self._text = Markdown(visible(entry.text), classes="text")
             yield self._text
         self._cards = [ToolCard(card, expanded=self._expanded) for card in entry.cards]
         yield from self._cards
@@ -57,7 +58,7 @@ class TurnView(Vertical):
         head = turn_label(entry.step, entry.streaming)
         if entry.body and not entry.answer:
             head.append("\n")
-            head.append(entry.text)
+            head.append(shown(entry.text))
         return head
 
     def can_update(self, entry: TurnEntry) -> bool:
@@ -79,7 +80,7 @@ class TurnView(Vertical):
         if (entry.step, entry.streaming, entry.body) != (old.step, old.streaming, old.body):
             self._label.update(self._head(entry))
         if self._text is not None and entry.body != old.body:
-            self._text.update(entry.text)
+            self._text.update(visible(entry.text))
         for widget, card in zip(self._cards, entry.cards, strict=False):
             widget.set_card(card)
         new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(self._cards) :]]

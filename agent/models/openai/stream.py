@@ -28,7 +28,7 @@ class _PartialCall:
     def complete_json(self) -> bool:
         try:
             json.loads("".join(self.arguments))
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         return True
 
