@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -318,3 +319,15 @@ def test_ask_warns_about_a_citation_of_lines_the_run_never_read(docs: Path, tmp_
     ]
     code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS))
     assert code == 0 and "warning" not in err
+
+
+def test_a_doc_name_that_is_not_utf8_is_answered_escaped_on_a_strict_utf8_stdout(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    with open(os.path.join(os.fsencode(docs), b"caf\xe9.md"), "wb") as f:
+        f.write(b"# Cafe notes\n\nThe espresso timeout is five seconds.\n")
+    code, out, err = ask("--docs", str(docs), "What is the espresso timeout?")
+    assert code == 0 and "Traceback" not in err
+    assert "Source: caf\\xe9.md:3-3" in out

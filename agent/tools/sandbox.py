@@ -29,7 +29,7 @@ _OPEN_FLAGS = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)
 )
-_PROC_FD = "/proc/self/fd"
+PROC_FD = "/proc/self/fd"
 _CHUNK = 1 << 20
 OUTSIDE = "it leads outside the docs folder"
 
@@ -97,7 +97,9 @@ def inside(root: str, real: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def read_inside(root: str, path: str, *, name: str, limit: int) -> tuple[bytes, FileKey]:
+def read_inside(
+    root: str, path: str, *, name: str, limit: int, descriptors: str = PROC_FD
+) -> tuple[bytes, FileKey]:
     """The bytes of the regular file at `path` inside `root`, checked now, and its key.
 
     Args:
@@ -105,6 +107,8 @@ def read_inside(root: str, path: str, *, name: str, limit: int) -> tuple[bytes, 
         path: The file's path under `root`, as the file system spells it.
         name: The file's shown name, for the error.
         limit: Bytes read at most; a bigger file raises Unreadable.
+        descriptors: Where the system shows the path of each open descriptor (Linux's
+            /proc/self/fd); where there is no such folder the real path is checked instead.
     """
     try:
         target = _target(root, path, name)
@@ -113,7 +117,7 @@ def read_inside(root: str, path: str, *, name: str, limit: int) -> tuple[bytes, 
         raise Unreadable(name, reason_for(exc)) from None
     try:
         info = os.fstat(fd)
-        _check_opened(root, target, fd, info, name)
+        _check_opened(root, target, fd, info, name, descriptors)
         if info.st_size > limit:
             raise Unreadable(name, too_big(limit))
         data = _read_at_most(fd, min(info.st_size, limit) + 1, limit + 1)
@@ -143,12 +147,14 @@ def _target(root: str, path: str, name: str) -> str:
     return real
 
 
-def _check_opened(root: str, target: str, fd: int, info: os.stat_result, name: str) -> None:
+def _check_opened(
+    root: str, target: str, fd: int, info: os.stat_result, name: str, descriptors: str
+) -> None:
     """Refuse an opened file that is not a regular file inside `root`."""
     if not stat.S_ISREG(info.st_mode):
         raise Unreadable(name, _not_regular(info.st_mode))
     try:  # the path the kernel holds for the descriptor: no race with renames
-        opened: str | None = os.readlink(f"{_PROC_FD}/{fd}")
+        opened: str | None = os.readlink(f"{descriptors}/{fd}")
     except OSError:
         opened = None
     if opened is not None:

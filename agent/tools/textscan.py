@@ -139,12 +139,15 @@ def lines_at(text: str, numbers: Iterable[int]) -> dict[int, str]:
 
 def _skip_lines(text: str, offset: int, count: int) -> int:
     """The offset `count` lines after `offset` (past the end if there are fewer)."""
-    while count > _SPARSE:  # far ahead: count whole windows of lines first
-        window = text.count("\n", offset, offset + _CHUNK)
-        if window >= count or offset + _CHUNK >= len(text):
+    size = _CHUNK
+    while count > _SPARSE and offset < len(text):  # far ahead: skip whole windows first
+        window = text.count("\n", offset, offset + size)
+        if window < count:
+            count, offset = count - window, offset + size
+        elif size > 1024:
+            size //= 2  # the line is in this window: look closer
+        else:
             break
-        count -= window
-        offset += _CHUNK
     for _ in range(count):
         end = text.find("\n", offset)
         if end < 0:
