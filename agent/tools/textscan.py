@@ -14,8 +14,9 @@ from collections.abc import Iterable
 
 _BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _BREAK_CHARS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-_SPARSE = 32  # up to this many occurrences in a doc, count matching lines one by one
-_CHUNK = 1 << 20  # bytes of whole lines counted at once when a doc has many matches
+_SPARSE = 8  # lines with matches counted one by one before the regex engine takes over
+CHUNK = 1 << 20  # bytes of whole lines counted at once when a doc has many matches
+MARK_FROM = 1 << 16  # a chunk this large and dense with matches is counted by marking
 _MARKERS = [bytes([b]) for b in (0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, 18, 19, 20)]
 _KEEP_ONLY = {m: bytes(b for b in range(256) if b not in (m[0], 10)) for m in _MARKERS}
 
@@ -61,41 +62,59 @@ def first_heading(text: str, within: int) -> str | None:
     return text[at : end if end >= 0 else len(text)]
 
 
-def count_lines(folded: bytes, needle: bytes) -> int:
-    """How many lines of `folded` hold `needle` (a needle without a line break)."""
+def count_lines(
+    folded: bytes, needle: bytes, *, chunk: int = CHUNK, mark_from: int = MARK_FROM
+) -> int:
+    """How many lines of `folded` hold `needle` (a needle without a line break).
+
+    Args:
+        folded: The text searched, lines ending in `\\n`.
+        needle: What a line must hold.
+        chunk: Bytes of whole lines counted at once when there are many matches.
+        mark_from: A chunk this large and dense with matches is counted by marking.
+    """
     find = folded.find  # bound once: this loop runs for every doc on every search
     count, pos = 0, find(needle)
-    while pos >= 0:
+    while pos >= 0:  # a few matches: step from each to the next line's
         count += 1
         end = find(b"\n", pos)
         if end < 0:
             return count
-        if count == _SPARSE:  # many matches: count the rest a chunk at a time, in C
-            return count + _count_dense(folded, needle, end + 1)
+        if count == _SPARSE:
+            return count + _count_many(folded, needle, end + 1, chunk, mark_from)
         pos = find(needle, end + 1)
     return count
 
 
-def _count_dense(folded: bytes, needle: bytes, start: int) -> int:
-    """Lines holding `needle` from `start` on, whatever their number, in bounded memory.
+def _count_many(folded: bytes, needle: bytes, start: int, chunk: int, mark_from: int) -> int:
+    """Lines holding `needle` from `start` on, counted in C a chunk of whole lines at a time.
 
-    In each chunk of whole lines every match becomes a marker byte the chunk lacks, and
-    every other byte but the line breaks is dropped; a line with a match then ends in a
-    marker, so counting markers before a break counts the lines.
+    The regex engine finds one match per line (the pattern runs to the line's end) and,
+    with an empty group, returns an empty bytes for each: memory stays bounded by the
+    chunk. A large chunk dense with matches is counted by marking instead, which costs
+    a few passes over the chunk however many matches it holds.
     """
+    pattern = re.compile(re.escape(needle) + b"[^\n]*()")
     count, size = 0, len(folded)
     while start < size:
-        stop = folded.find(b"\n", start + _CHUNK) if start + _CHUNK < size else -1
+        stop = folded.find(b"\n", start + chunk) if start + chunk < size else -1
         stop = size if stop < 0 else stop + 1
-        chunk = folded[start:stop]
-        marker = next((m for m in _MARKERS if m not in chunk and m not in needle), None)
-        if marker is None:  # every byte occurs: let the regex engine count the lines
-            count += len(re.findall(re.escape(needle) + b"[^\n]*()", chunk))
+        if stop - start >= mark_from and folded.count(needle, start, stop) > (stop - start) >> 5:
+            count += _count_marked(folded[start:stop], needle, pattern)
         else:
-            marks = chunk.replace(needle, marker).translate(None, _KEEP_ONLY[marker])
-            count += marks.count(marker + b"\n") + marks.endswith(marker)
+            count += len(pattern.findall(folded, start, stop))
         start = stop
     return count
+
+
+def _count_marked(chunk: bytes, needle: bytes, pattern: re.Pattern[bytes]) -> int:
+    """Lines of `chunk` holding `needle`: each match becomes a marker byte the chunk lacks,
+    every other byte but the line breaks is dropped, and markers before a break are counted."""
+    marker = next((m for m in _MARKERS if m not in chunk and m not in needle), None)
+    if marker is None:  # every byte occurs in the chunk
+        return len(pattern.findall(chunk))
+    marks = chunk.replace(needle, marker).translate(None, _KEEP_ONLY[marker])
+    return marks.count(marker + b"\n") + marks.endswith(marker)
 
 
 def hit_lines(folded: bytes, needle: bytes, limit: int) -> list[int]:
@@ -139,7 +158,7 @@ def lines_at(text: str, numbers: Iterable[int]) -> dict[int, str]:
 
 def _skip_lines(text: str, offset: int, count: int) -> int:
     """The offset `count` lines after `offset` (past the end if there are fewer)."""
-    size = _CHUNK
+    size = CHUNK
     while count > _SPARSE and offset < len(text):  # far ahead: skip whole windows first
         window = text.count("\n", offset, offset + size)
         if window < count:

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import textscan
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
 from agent.tools.textscan import (
@@ -25,11 +24,8 @@ def lines_holding(text: bytes, needle: bytes) -> list[int]:
     return [n for n, line in enumerate(text.split(b"\n"), start=1) if needle in line]
 
 
-@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
-def test_counting_and_locating_agree_with_looking_at_every_line(
-    monkeypatch: pytest.MonkeyPatch, chunk: int
-) -> None:
-    monkeypatch.setattr(textscan, "_CHUNK", chunk)
+@pytest.mark.parametrize("chunk, mark_from", [(1, 1), (7, 1), (64, 1 << 16), (1 << 20, 1)])
+def test_counting_and_locating_agree_with_looking_at_every_line(chunk: int, mark_from: int) -> None:
     rng = random.Random(chunk)
     alphabets = [b"ab\n", b"aab\n\n", b"a\n", bytes(range(32)) + b"ab"]
     for _ in range(400):
@@ -38,7 +34,8 @@ def test_counting_and_locating_agree_with_looking_at_every_line(
         letters = alphabet.replace(b"\n", b"")
         needle = bytes(rng.choice(letters) for _ in range(rng.randint(1, 3)))
         expected = lines_holding(text, needle)
-        assert count_lines(text, needle) == len(expected), (text, needle)
+        counted = count_lines(text, needle, chunk=chunk, mark_from=mark_from)
+        assert counted == len(expected), (text, needle)
         assert hit_lines(text, needle, 5) == expected[:5], (text, needle)
 
 
