@@ -161,7 +161,7 @@ class Corpus:
         if path is None:
             raise Unreadable(rel, "it is not a doc in this folder")
         data, key = read_inside(self._real, path, name=rel, limit=self.max_doc_bytes)
-        return DocText(normalize_breaks(_decode(data)), key)
+        return DocText(normalize_breaks(_text_of(rel, data)), key)
 
     def doc(self, rel: str, *, full: bool = False) -> Doc:
         """A doc as search sees it: from the cache while the file is unchanged, else read.
@@ -223,8 +223,8 @@ class Corpus:
             self._cached_bytes -= len(gone.folded)
 
 
-def _decode(data: bytes) -> str:
-    """The text of a doc's bytes (where another format's text extraction belongs)."""
+def _text_of(rel: str, data: bytes) -> str:
+    """The text of a doc's bytes: where the text of another format would be extracted."""
     return data.decode("utf-8", errors="replace")
 
 

@@ -65,11 +65,11 @@ def grep_docs(ctx: DocsContext, keyword: str, path: str | None = None) -> str:
     per_file, unread = found.per_file, found.unread
     if path is not None and unread and len(unread) == len(paths) == 1:
         raise ToolError(f"error: cannot read {unread[0].name}: {unread[0].reason}; {LIST_HINT}")
+    where = f"{len(paths) - len(unread)} docs" if path is None else f"'{printable(path)}'"
     hits = _hit_lines(ctx.corpus, found.shown, unread)
     note = skipped_note(unread, "docs", "could not be read")
     head = [note] if note else []
     total = sum(per_file.values())
-    where = f"{len(paths) - len(unread)} docs" if path is None else f"'{printable(path)}'"
     if not total:
         return "\n".join([*head, f"no matches for '{printable(keyword)}' in {where}; {RETRY_HINT}"])
     if total <= MAX_HITS:

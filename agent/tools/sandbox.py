@@ -1,14 +1,18 @@
 """The docs folder as a sandbox: walk it, name its files safely, read one file inside it.
 
 Every read goes through `read_inside`, which checks at the time of reading, not only at
-start-up, that the file's real path lies inside the folder and that it is a regular file:
-it opens the real path without following a last symlink and without blocking (so a FIFO
-cannot hang it), checks the opened file with `fstat` and, on Linux, by the path the
-kernel reports for the open descriptor (so a folder swapped for a symlink between the
-check and the open is caught), and reads at most `limit` bytes (so `/dev/zero` or a
-growing file cannot fill memory). `walk` is iterative, so a deep folder cannot exhaust
-the stack, and it counts what it cannot open instead of failing. `escape_name` makes a
-file name printable and valid UTF-8 whatever bytes the file system holds.
+start-up, that the file is a regular file whose real path lies inside the folder. What
+is neither a regular file nor a symlink is refused unopened (opening a device can have
+effects); a symlink must lead inside. The file is opened without following a last
+symlink and without blocking (a FIFO swapped in cannot hang the read), checked again
+with `fstat`, and its path as the kernel holds it for the descriptor must lie inside, so
+a folder on the way swapped for a symlink is caught whenever it happens (without /proc,
+the real path and inode are compared instead). At most `limit` bytes are read, so
+`/dev/zero` or a growing file cannot fill memory.
+
+`walk` is iterative, so a deep folder cannot exhaust the stack, and it reports what it
+cannot open instead of failing. `escape_name` makes a file name printable and valid
+UTF-8 whatever bytes the file system holds, and tells every two names apart.
 """
 
 from __future__ import annotations

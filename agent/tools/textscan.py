@@ -23,7 +23,17 @@ _KEEP_ONLY = {m: bytes(b for b in range(256) if b not in (m[0], 10)) for m in _M
 
 def normalize_breaks(text: str) -> str:
     """`text` with every line break `str.splitlines` knows turned into `\\n`."""
-    if any(ch in text for ch in _BREAK_CHARS):
+    if (  # each `in` is one fast scan (or none, for a character wider than the text's)
+        "\r" in text
+        or "\x0b" in text
+        or "\x0c" in text
+        or "\x1c" in text
+        or "\x1d" in text
+        or "\x1e" in text
+        or "\x85" in text
+        or "\u2028" in text
+        or "\u2029" in text
+    ):
         return _BREAKS.sub("\n", text)
     return text
 
