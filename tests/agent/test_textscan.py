@@ -96,3 +96,16 @@ def test_grep_is_case_insensitive_beyond_ascii(tmp_path: Path, keyword: str, hit
     ctx = DocsContext(Corpus.open(docs))
     outcome = docs_registry().call("grep_docs", f'{{"keyword": "{keyword}"}}', [ctx])
     assert (outcome.output, outcome.error) == (hit, False)
+
+
+def test_grep_and_read_doc_number_lines_alike_whatever_the_line_breaks(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "crlf.md").write_bytes(b"# Title\r\none\r\ntwo\rthree\x0cfour\r\n")
+    ctx = DocsContext(Corpus.open(docs))
+    registry = docs_registry()
+    assert registry.call("grep_docs", '{"keyword": "four"}', [ctx]).output == "crlf.md:5: four"
+    assert registry.call("read_doc", '{"path": "crlf.md"}', [ctx]).output == (
+        "crlf.md lines 1-5 of 5\n   1| # Title\n   2| one\n   3| two\n   4| three\n   5| four"
+    )
+    assert registry.call("list_docs", "{}", [ctx]).output == "crlf.md  (5 lines)  Title"
