@@ -27,3 +27,9 @@ are never touched)."""
 
 DEFAULT_COMPACT_KEEP_STEPS = 3
 """The newest steps whose observations are always sent whole."""
+
+DEFAULT_MAX_DOC_BYTES = 64 * 1024 * 1024
+"""Bytes of one doc read at most; a bigger doc is skipped, with a note saying so."""
+
+DEFAULT_DOC_CACHE_BYTES = 256 * 1024 * 1024
+"""Bytes of searchable doc text kept between searches (least recently used goes first)."""

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from agent.events import Event, RunFinished, ToolCallFinished, ToolCallStarted
 from agent.tools.citations import NUMBERED, READ_HEADER, find_citations, quotes
-from agent.tools.corpus import Corpus
+from agent.tools.corpus import Corpus, OutsideDocs
 from agent.tools.docs import DocsContext, docs_registry
+from agent.tools.sandbox import Unreadable
 from agent.trace import Trace
 
 MAX_DIFF_LINES = 12
@@ -115,7 +116,13 @@ def _citations(events: Sequence[Event], corpus: Corpus) -> list[CitationCheck]:
         if not citation.valid:
             checks.append(CitationCheck(label=label, holds=False, reason="no such lines now"))
             continue
-        lines = corpus.lines(corpus.resolve(citation.path))[citation.start - 1 : citation.end]
+        try:
+            lines = corpus.lines(corpus.resolve(citation.path), citation.start, citation.end)
+        except (OutsideDocs, Unreadable):
+            lines = []
+        if len(lines) != citation.end - citation.start + 1:  # changed since it was checked
+            checks.append(CitationCheck(label=label, holds=False, reason="no such lines now"))
+            continue
         seen = then.get(citation.path, {})
         changed = [
             n

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -355,3 +356,15 @@ def test_core_errors_gain_the_options_that_set_what_they_name() -> None:
         "no key; set LLM_API_KEY (or OPENAI_API_KEY)"
     )
     assert explain(ModelError("the server failed")) == "the server failed"
+
+
+def test_a_doc_name_that_is_not_utf8_is_answered_escaped_on_a_strict_utf8_stdout(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    with open(os.path.join(os.fsencode(docs), b"caf\xe9.md"), "wb") as f:
+        f.write(b"# Cafe notes\n\nThe espresso timeout is five seconds.\n")
+    code, out, err = ask("--docs", str(docs), "What is the espresso timeout?")
+    assert code == 0 and "Traceback" not in err
+    assert "Source: caf\\xe9.md:3-3" in out

@@ -71,7 +71,8 @@ def test_ask_prints_doc_text_and_file_names_as_visible_characters(docs: Path, en
     assert code == 0
     assert controls(out) == [] and controls(err) == []
     assert SHOWN in out.decode()
-    assert "notes ␛]0;NAME␇.md" in err.decode()  # list_docs, in the progress lines
+    # list_docs names the file as the model reads it: control characters escaped
+    assert "notes \\x1b]0;NAME\\x07.md" in err.decode()
     assert "traces ␛[2J" in err.decode()  # the summary's trace path
     final = read_trace(the_trace(env)).events[-1]  # the trace keeps the data as it was
     assert isinstance(final, RunFinished) and HOSTILE in (final.answer or "")
@@ -84,7 +85,7 @@ def test_ask_json_escapes_the_answer_and_keeps_progress_visible(docs: Path, env:
     assert code == 0
     assert controls(out) == [] and controls(err) == []
     assert HOSTILE in json.loads(out)["answer"]  # JSON escapes it; a reader gets it back whole
-    assert "␛]0;NAME␇" in err.decode()
+    assert "\\x1b]0;NAME\\x07" in err.decode()
 
 
 def test_replay_print_shows_the_same_run_as_visible_characters(docs: Path, env: Path) -> None:
@@ -92,7 +93,7 @@ def test_replay_print_shows_the_same_run_as_visible_characters(docs: Path, env: 
     code, out, err = run("replay", "--print", str(the_trace(env)))
     assert code == 0
     assert controls(out) == [] and controls(err) == []
-    assert SHOWN in out.decode() and "␛]0;NAME␇" in err.decode()
+    assert SHOWN in out.decode() and "\\x1b]0;NAME\\x07" in err.decode()
 
 
 @pytest.mark.parametrize("command", [["export"], ["export", "-f", "html"], ["rerun"]])

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent.events import Event, ToolCallFinished
 from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.sandbox import Unreadable
 
 READ_HEADER = re.compile(r"^(?P<path>\S.*?) lines (?P<start>\d+)-(?P<end>\d+) of \d+$")
 NUMBERED = re.compile(r"^\s*(?P<n>\d+)\| ")
@@ -107,9 +108,9 @@ def _text(corpus: Corpus | None, path: str, start: int, end: int) -> str | None:
         return None
     try:
         rel = corpus.resolve(path)
-    except OutsideDocs:
+        if not 1 <= start <= end <= corpus.line_count(rel):
+            return None
+        lines = corpus.lines(rel, start, end)
+    except (OutsideDocs, Unreadable):
         return None
-    lines = corpus.lines(rel)
-    if not 1 <= start <= end <= len(lines):
-        return None
-    return _normal(" ".join(lines[start - 1 : end]))
+    return _normal(" ".join(lines))

@@ -1,94 +1,233 @@
-"""A docs folder: which files count as docs, and safe access to them."""
+"""A docs folder: which files count as docs, reading them safely, and what search keeps.
+
+`Corpus.read` is the one place a doc is opened and read: through the sandbox
+(`agent.tools.sandbox`), checked at the time of reading and capped in size. Everything
+else derives from the text it returns: `read_doc`'s pages, and the `Doc` that search and
+`list_docs` use (the text case-folded, its line count and title), kept in a cache that
+is bounded in bytes and checked against the file's status on every use.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agent.defaults import DEFAULT_DOC_CACHE_BYTES, DEFAULT_MAX_DOC_BYTES
 from agent.errors import ConfigError
+from agent.tools.sandbox import (
+    FileKey,
+    Unreadable,
+    current_key,
+    escape_name,
+    inside,
+    printable,
+    read_inside,
+    walk,
+)
+from agent.tools.textscan import (
+    first_heading,
+    fold,
+    fold_fully,
+    line_count,
+    lines_at,
+    normalize_breaks,
+)
 
 DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt"})
 NOT_DOCS = frozenset({"license", "licence", "copying", "notice"})
+TITLE_LINES = 40  # a title is a heading among a doc's first lines
 
 
 class OutsideDocs(ValueError):
     """A path that does not lead to a doc inside the folder."""
 
 
-@dataclass
-class Corpus:
-    """The docs under `root`, read lazily and cached."""
+@dataclass(frozen=True)
+class DocText:
+    """A doc's text as read (line breaks as `\\n`) and the key of the file it came from."""
 
-    root: Path
-    _lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
-    _paths: list[str] | None = field(default=None, repr=False)
+    text: str
+    key: FileKey
+
+
+@dataclass(frozen=True)
+class Doc:
+    """What search keeps of a doc: its text lower-cased as UTF-8, line count and title.
+
+    `folded` has every letter lower-cased when `full` is set, else only the ASCII ones
+    (enough for an ASCII keyword; see `textscan.fold`).
+    """
+
+    key: FileKey
+    folded: bytes
+    full: bool
+    lines: int
+    title: str
+
+
+class Corpus:
+    """The docs under `root`: found once, read safely whenever asked for.
+
+    Args:
+        root: The docs folder.
+        max_doc_bytes: Bytes of one doc read at most; a bigger doc is Unreadable.
+        cache_bytes: Bytes of `Doc.folded` kept between uses, least recently used first out.
+    """
+
+    def __init__(
+        self,
+        root: Path | str,
+        *,
+        max_doc_bytes: int = DEFAULT_MAX_DOC_BYTES,
+        cache_bytes: int = DEFAULT_DOC_CACHE_BYTES,
+    ) -> None:
+        self._real = os.path.realpath(root)
+        self.root = Path(self._real)
+        self.max_doc_bytes = max_doc_bytes
+        self.cache_bytes = cache_bytes
+        self._paths: list[str] | None = None
+        self._path_set: frozenset[str] = frozenset()
+        self._files: dict[str, str] = {}  # shown name -> the file's path on disk
+        self._skipped: list[Unreadable] = []
+        self._docs: OrderedDict[str, Doc] = OrderedDict()
+        self._cached_bytes = 0
 
     @classmethod
-    def open(cls, root: Path | str) -> Corpus:
+    def open(cls, root: Path | str, **options: int) -> Corpus:
         """A corpus over `root`; raises ConfigError if it is missing or holds no docs."""
         path = Path(root).expanduser()
         if not path.exists():
             raise ConfigError(f"docs folder not found: {path}")
         if not path.is_dir():
             raise ConfigError(f"not a folder of docs: {path}", fields=("docs",))
-        corpus = cls(path.resolve())
+        corpus = cls(path, **options)
         if not corpus.paths():
+            unlisted = next((s for s in corpus.skipped if s.name == "/"), None)
+            if unlisted is not None:
+                raise ConfigError(f"cannot open the docs folder {path}: {unlisted.reason}")
             raise ConfigError(f"no docs in {path}: expected .md, .markdown, .rst or .txt files")
         return corpus
 
     def paths(self) -> list[str]:
-        """Every doc's path relative to the root, with `/`, sorted (found once, then kept)."""
+        """Every doc's shown path relative to the root, with `/`, sorted (found once)."""
         if self._paths is None:
-            self._paths = self._scan()
+            found = walk(self._real, _is_doc_name)
+            join = os.path.join
+            shown = {escape_name(rel): join(self._real, rel) for rel in found.files}
+            self._files = shown
+            self._skipped = found.skipped
+            self._paths = sorted(shown)
+            self._path_set = frozenset(self._paths)
         return self._paths
 
-    def _scan(self) -> list[str]:
-        found = []
-        for file in self.root.rglob("*"):
-            rel = file.relative_to(self.root)
-            if any(part.startswith(".") for part in rel.parts):
-                continue
-            if file.suffix.lower() not in DOC_SUFFIXES or file.stem.lower() in NOT_DOCS:
-                continue
-            if file.is_file() and self._inside(file):
-                found.append(rel.as_posix())
-        return sorted(found)
-
-    def _inside(self, file: Path) -> bool:
-        try:
-            file.resolve().relative_to(self.root)
-        except ValueError:
-            return False
-        return True
+    @property
+    def skipped(self) -> list[Unreadable]:
+        """The folders and files the scan for docs could not open."""
+        self.paths()
+        return self._skipped
 
     def resolve(self, path: str) -> str:
-        """The normalised relative path of a doc, or OutsideDocs saying why not."""
-        cleaned = path.strip().replace("\\", "/")
+        """The shown relative path of a doc, or OutsideDocs saying why not."""
+        cleaned = path.strip()
+        self.paths()
+        if cleaned in self._path_set:
+            return cleaned
+        shown = printable(path)
+        cleaned = cleaned.replace("\\", "/")
         if cleaned.startswith("/") or (len(cleaned) > 1 and cleaned[1] == ":"):
-            raise OutsideDocs(f"'{path}' is an absolute path; paths are relative to the docs")
-        target = self.root / cleaned
-        if not self._inside(target):
-            raise OutsideDocs(f"'{path}' is outside the docs folder")
-        rel = target.resolve().relative_to(self.root).as_posix()
-        if not target.is_file():
-            raise OutsideDocs(f"no file '{path}' in the docs")
-        if rel not in self._path_set():
-            raise OutsideDocs(f"'{path}' is not a doc (docs are .md, .markdown, .rst and .txt)")
+            raise OutsideDocs(f"'{shown}' is an absolute path; paths are relative to the docs")
+        if "\x00" in cleaned:
+            raise OutsideDocs(f"no file '{shown}' in the docs")
+        real = os.path.realpath(os.path.join(self._real, cleaned))
+        if not inside(self._real, real):
+            raise OutsideDocs(f"'{shown}' is outside the docs folder")
+        if not os.path.isfile(real):
+            raise OutsideDocs(f"no file '{shown}' in the docs")
+        rel = escape_name(os.path.relpath(real, self._real).replace(os.sep, "/"))
+        if rel not in self._path_set:
+            raise OutsideDocs(f"'{shown}' is not a doc (docs are .md, .markdown, .rst and .txt)")
         return rel
 
-    def _path_set(self) -> frozenset[str]:
-        return frozenset(self.paths())
+    def read(self, rel: str) -> DocText:
+        """A doc's text, read now: the one place a doc is opened and read.
 
-    def lines(self, rel: str) -> list[str]:
-        """The lines of a doc (by its resolved relative path)."""
-        if rel not in self._lines:
-            text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
-            self._lines[rel] = text.splitlines()
-        return self._lines[rel]
+        The file must be, at this moment, a regular file inside the folder and at most
+        `max_doc_bytes` long; otherwise this raises Unreadable, naming the doc and why.
+        """
+        self.paths()
+        path = self._files.get(rel)
+        if path is None:
+            raise Unreadable(rel, "it is not a doc in this folder")
+        data, key = read_inside(self._real, path, name=rel, limit=self.max_doc_bytes)
+        return DocText(normalize_breaks(_text_of(rel, data)), key)
+
+    def doc(self, rel: str, *, full: bool = False) -> Doc:
+        """A doc as search sees it: from the cache while the file is unchanged, else read.
+
+        Args:
+            rel: The doc's shown path.
+            full: Whether every letter must be lower-cased (for a keyword not in ASCII).
+        """
+        doc = self._docs.get(rel)
+        if doc is None or doc.key != current_key(self._files[rel]):
+            self._forget(rel)
+            doc = self._load(rel)
+        elif doc.full or not full:
+            self._docs.move_to_end(rel)
+            return doc
+        if full and not doc.full:
+            doc = replace(doc, folded=fold_fully(doc.folded), full=True)
+        self._remember(rel, doc)
+        return doc
+
+    def _load(self, rel: str) -> Doc:
+        read = self.read(rel)
+        folded, full = fold(read.text)
+        title = (first_heading(read.text, TITLE_LINES) or "").lstrip("#").strip()
+        return Doc(read.key, folded, full, line_count(folded), title)
+
+    def lines(self, rel: str, start: int, end: int) -> list[str]:
+        """Lines `start` to `end` (1-based, inclusive) of a doc as it reads now: fewer if
+        the doc is shorter; raises Unreadable as `read` does."""
+        found = lines_at(self.read(rel).text, range(max(start, 1), end + 1))
+        return list(found.values())
 
     def title(self, rel: str) -> str:
         """The doc's first heading, or ''."""
-        for line in self.lines(rel)[:40]:
-            if line.startswith("#"):
-                return line.lstrip("#").strip()
-        return ""
+        return self.doc(rel).title
+
+    def line_count(self, rel: str) -> int:
+        """How many lines the doc has."""
+        return self.doc(rel).lines
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes of searchable text held in the cache now (at most `cache_bytes`)."""
+        return self._cached_bytes
+
+    def _remember(self, rel: str, doc: Doc) -> None:
+        self._forget(rel)
+        size = len(doc.folded)
+        if size > self.cache_bytes:
+            return
+        while self._docs and self._cached_bytes + size > self.cache_bytes:
+            self._forget(next(iter(self._docs)))
+        self._docs[rel] = doc
+        self._cached_bytes += size
+
+    def _forget(self, rel: str) -> None:
+        gone = self._docs.pop(rel, None)
+        if gone is not None:
+            self._cached_bytes -= len(gone.folded)
+
+
+def _text_of(rel: str, data: bytes) -> str:
+    """The text of a doc's bytes: where the text of another format would be extracted."""
+    return data.decode("utf-8", errors="replace")
+
+
+def _is_doc_name(name: str) -> bool:
+    stem, suffix = os.path.splitext(name)
+    return suffix.lower() in DOC_SUFFIXES and stem.lower() not in NOT_DOCS

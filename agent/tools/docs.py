@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from agent.tools.corpus import Corpus, OutsideDocs
 from agent.tools.registry import ToolContext, ToolError, ToolRegistry
+from agent.tools.sandbox import Unreadable, printable
+from agent.tools.textscan import count_lines, has_break, hit_lines, line_count, lines_at
 
 MAX_HITS = 20
 MAX_FILES = 12
@@ -14,6 +17,10 @@ MAX_LINES = 80
 MAX_CHARS = 2800  # a whole reply, below the loop's 3,000-character observation limit
 NOTE_ROOM = 140  # what the clip note at the end may take
 HIT_WIDTH = 200
+LIST_HINT = "call list_docs to see the files"
+RETRY_HINT = "try another keyword or call list_docs"
+NOTE_NAMES = 3  # files named in a note about files skipped
+NAME_WIDTH = 80  # a longer name is shown with an ellipsis in such a note
 
 
 @dataclass
@@ -25,11 +32,20 @@ class DocsContext(ToolContext):
 
 def list_docs(ctx: DocsContext) -> str:
     """List every doc in the docs folder with its line count and title."""
-    rows = []
+    rows: list[str] = []
+    unread: list[Unreadable] = []
     for rel in ctx.corpus.paths():
-        title = ctx.corpus.title(rel)
-        rows.append(f"{rel}  ({len(ctx.corpus.lines(rel))} lines)  {title}".rstrip())
-    return "\n".join(rows)
+        try:
+            doc = ctx.corpus.doc(rel)
+        except Unreadable as exc:
+            unread.append(exc)
+            continue
+        rows.append(f"{rel}  ({doc.lines} lines)  {doc.title}".rstrip())
+    notes = [
+        skipped_note(unread, "docs", "could not be read"),
+        skipped_note(ctx.corpus.skipped, "folders or files", "could not be opened"),
+    ]
+    return "\n".join([*(n for n in notes if n), *rows])
 
 
 def grep_docs(ctx: DocsContext, keyword: str, path: str | None = None) -> str:
@@ -39,30 +55,95 @@ def grep_docs(ctx: DocsContext, keyword: str, path: str | None = None) -> str:
         keyword: The word or phrase to look for, e.g. "timeout".
         path: Only search this doc or folder, e.g. "advanced/" (default: every doc).
     """
-    needle = keyword.strip().lower()
+    needle = keyword.strip()
     if not needle:
         raise ToolError("error: the keyword is empty; give a word or phrase to search for")
     paths = _scope(ctx.corpus, path)
-    hits: list[str] = []
-    per_file: Counter[str] = Counter()
-    for rel in paths:
-        for number, line in enumerate(ctx.corpus.lines(rel), start=1):
-            if needle in line.lower():
-                per_file[rel] += 1
-                hits.append(f"{rel}:{number}: {line.strip()[:HIT_WIDTH]}")
-    where = f"{len(paths)} docs" if path is None else f"'{path}'"
-    if not hits:
-        return f"no matches for '{keyword}' in {where}; try another keyword or call list_docs"
-    if len(hits) <= MAX_HITS:
-        return "\n".join(hits)
+    found = _Found()
+    if not has_break(needle):  # a line break in the keyword matches no line
+        _search(ctx.corpus, paths, needle, found)
+    per_file, unread = found.per_file, found.unread
+    if path is not None and unread and len(unread) == len(paths) == 1:
+        raise ToolError(f"error: cannot read {unread[0].name}: {unread[0].reason}; {LIST_HINT}")
+    where = f"{len(paths) - len(unread)} docs" if path is None else f"'{printable(path)}'"
+    hits = _hit_lines(ctx.corpus, found.shown, unread)
+    note = skipped_note(unread, "docs", "could not be read")
+    head = [note] if note else []
+    total = sum(per_file.values())
+    if not total:
+        return "\n".join([*head, f"no matches for '{printable(keyword)}' in {where}; {RETRY_HINT}"])
+    if total <= MAX_HITS:
+        return "\n".join([*head, *hits])
     counts = ", ".join(f"{rel} {n}" for rel, n in per_file.most_common(MAX_FILES))
     if len(per_file) > MAX_FILES:
         counts += f", and {len(per_file) - MAX_FILES} more docs"
     summary = (  # first, so that truncating a long observation never drops it
-        f"({MAX_HITS} of {len(hits)} matches shown; per doc: {counts}. "
+        f"({MAX_HITS} of {total} matches shown; per doc: {counts}. "
         "Use a more specific keyword, pass path= to search one doc or folder, or read_doc)"
     )
-    return "\n".join([summary, *hits[:MAX_HITS]])
+    return "\n".join([*head, summary, *hits])
+
+
+@dataclass
+class _Found:
+    """What a search found: matching lines per doc, the hits to show, the docs not read."""
+
+    per_file: Counter[str] = field(default_factory=Counter)
+    shown: list[tuple[str, list[int]]] = field(default_factory=list)
+    unread: list[Unreadable] = field(default_factory=list)
+
+
+def _search(corpus: Corpus, paths: Sequence[str], keyword: str, found: _Found) -> None:
+    """Count the lines holding `keyword` in each doc; locate only the first MAX_HITS."""
+    needle = keyword.lower().encode("utf-8", "surrogatepass")
+    full = not keyword.isascii()  # only a keyword beyond ASCII needs docs fully folded
+    room = MAX_HITS
+    for rel in paths:
+        try:
+            doc = corpus.doc(rel, full=full)
+        except Unreadable as exc:
+            found.unread.append(exc)
+            continue
+        count = count_lines(doc.folded, needle)
+        if count:
+            found.per_file[rel] = count
+            if room > 0:
+                found.shown.append((rel, hit_lines(doc.folded, needle, room)))
+                room -= len(found.shown[-1][1])
+
+
+def _hit_lines(
+    corpus: Corpus, shown: Sequence[tuple[str, list[int]]], unread: list[Unreadable]
+) -> list[str]:
+    """The hits shown, `path:line: text`, their lines read from each doc now."""
+    hits: list[str] = []
+    for rel, numbers in shown:
+        try:
+            text = corpus.read(rel).text
+        except Unreadable as exc:  # gone since it was searched
+            unread.append(exc)
+            continue
+        lines = lines_at(text, numbers)
+        hits.extend(f"{rel}:{n}: {lines[n].strip()[:HIT_WIDTH]}" for n in numbers if n in lines)
+    return hits
+
+
+def skipped_note(skipped: Sequence[Unreadable], what: str, why: str) -> str | None:
+    """One line naming the files left out and why, or None if none were."""
+    if not skipped:
+        return None
+    if len(skipped) == 1:
+        return f"(skipped {_short(skipped[0].name)}: {skipped[0].reason})"
+    named = ", ".join(f"{_short(s.name)} ({s.reason})" for s in skipped[:NOTE_NAMES])
+    more = f", and {len(skipped) - NOTE_NAMES} more" if len(skipped) > NOTE_NAMES else ""
+    return f"(skipped {len(skipped)} {what} that {why}: {named}{more})"
+
+
+def _short(name: str) -> str:
+    if len(name) <= NAME_WIDTH:
+        return name
+    half = (NAME_WIDTH - 1) // 2
+    return f"{name[:half]}…{name[-half:]}"
 
 
 def _scope(corpus: Corpus, path: str | None) -> list[str]:
@@ -76,7 +157,7 @@ def _scope(corpus: Corpus, path: str | None) -> list[str]:
     try:
         return [corpus.resolve(path)]
     except OutsideDocs as exc:
-        raise ToolError(f"error: {exc}; call list_docs to see the files") from None
+        raise ToolError(f"error: {exc}; {LIST_HINT}") from None
 
 
 def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) -> str:
@@ -89,10 +170,12 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
     """
     try:
         rel = ctx.corpus.resolve(path)
+        text = ctx.corpus.read(rel).text
     except OutsideDocs as exc:
-        raise ToolError(f"error: {exc}; call list_docs to see the files") from None
-    lines = ctx.corpus.lines(rel)
-    total = len(lines)
+        raise ToolError(f"error: {exc}; {LIST_HINT}") from None
+    except Unreadable as exc:
+        raise ToolError(f"error: cannot read {exc.name}: {exc.reason}; {LIST_HINT}") from None
+    total = line_count(text)
     if total == 0:
         return f"{rel} is empty"
     first = max(start, 1)
@@ -101,10 +184,11 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
     if end < first:
         raise ToolError(f"error: end {end} is before start {first}; give end >= start")
     wanted = min(end, total, first + MAX_LINES - 1)
+    lines = lines_at(text, range(first, wanted + 1))
     numbered: list[str] = []
     size = len(f"{rel} lines {first}-{wanted} of {total}") + NOTE_ROOM  # they count too
     for n in range(first, wanted + 1):
-        line = f"{n:>4}| {lines[n - 1]}"
+        line = f"{n:>4}| {lines[n]}"
         if numbered and size + len(line) + 1 > MAX_CHARS:
             break  # keep the whole reply under the model's observation limit
         numbered.append(line if len(line) <= MAX_CHARS else line[: MAX_CHARS - 1] + "…")

@@ -87,7 +87,7 @@ async def test_live_and_replayed_screens_show_controls_as_visible_characters(
         shown = "\n".join(lines)
         assert shown.count(SHOWN) >= 4  # question, streamed text, card, answer
         assert "docs ␛]0;DIR␇" in lines[0]
-        assert "notes ␛[2J.md" in shown
+        assert "notes \\x1b[2J.md" in shown  # as the model reads the name
         assert '▾ read_doc({"path": "timeouts.md", "start": 999999…)' in shown
         assert f"▾ grep_docs({'[' * 39}…)" in shown
         assert "nested more than 32 levels deep" in shown

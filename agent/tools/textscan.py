@@ -1,0 +1,185 @@
+"""Lines of a doc's text found, counted and cut out without splitting the whole text.
+
+A doc is searched as one buffer: its text lower-cased and encoded as UTF-8 (`fold`), with
+every line break already turned into `\\n` (`normalize_breaks`), so a match inside one
+line of the buffer is a match inside one line of the doc, and a line number is a count of
+`\\n` before it. Lines are split out only around the hits that are shown, so time and
+memory stay bounded by the doc's size, never by the number of matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_BREAK_CHARS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_SPARSE = 8  # lines with matches counted one by one before the regex engine takes over
+CHUNK = 1 << 20  # bytes of whole lines counted at once when a doc has many matches
+MARK_FROM = 1 << 16  # a chunk this large and dense with matches is counted by marking
+_MARKERS = [bytes([b]) for b in (0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, 18, 19, 20)]
+_KEEP_ONLY = {m: bytes(b for b in range(256) if b not in (m[0], 10)) for m in _MARKERS}
+
+
+def normalize_breaks(text: str) -> str:
+    """`text` with every line break `str.splitlines` knows turned into `\\n`."""
+    if (  # each `in` is one fast scan (or none, for a character wider than the text's)
+        "\r" in text
+        or "\x0b" in text
+        or "\x0c" in text
+        or "\x1c" in text
+        or "\x1d" in text
+        or "\x1e" in text
+        or "\x85" in text
+        or "\u2028" in text
+        or "\u2029" in text
+    ):
+        return _BREAKS.sub("\n", text)
+    return text
+
+
+def has_break(text: str) -> bool:
+    """Whether `text` holds a line break (a keyword that does can match no line)."""
+    return "\n" in text or any(ch in text for ch in _BREAK_CHARS)
+
+
+def fold(text: str) -> tuple[bytes, bool]:
+    """`text` as UTF-8 with its letters lower-cased, and whether all of them are.
+
+    Only ASCII letters are lowered when that is all an ASCII keyword can tell apart
+    (`str.lower` on other letters is slow, and none of them but two lowers to ASCII);
+    `fold_fully` finishes the job for a keyword that is not ASCII.
+    """
+    data = text.encode("utf-8", "surrogatepass").lower()
+    if text.isascii():
+        return data, True
+    if "\u0130" in text or "\u212a" in text:  # İ and the Kelvin sign lower to ASCII letters
+        return fold_fully(data), True
+    return data, False
+
+
+def fold_fully(folded: bytes) -> bytes:
+    """Folded text with every letter lower-cased, not only the ASCII ones."""
+    return folded.decode("utf-8", "surrogatepass").lower().encode("utf-8", "surrogatepass")
+
+
+def first_heading(text: str, within: int) -> str | None:
+    """The first line of `text` that starts with `#` among its first `within` lines."""
+    at = 0 if text.startswith("#") else text.find("\n#") + 1
+    if (at == 0 and not text.startswith("#")) or text.count("\n", 0, at) >= within:
+        return None
+    end = text.find("\n", at)
+    return text[at : end if end >= 0 else len(text)]
+
+
+def count_lines(
+    folded: bytes, needle: bytes, *, chunk: int = CHUNK, mark_from: int = MARK_FROM
+) -> int:
+    """How many lines of `folded` hold `needle` (a needle without a line break).
+
+    Args:
+        folded: The text searched, lines ending in `\\n`.
+        needle: What a line must hold.
+        chunk: Bytes of whole lines counted at once when there are many matches.
+        mark_from: A chunk this large and dense with matches is counted by marking.
+    """
+    find = folded.find  # bound once: this loop runs for every doc on every search
+    count, pos = 0, find(needle)
+    while pos >= 0:  # a few matches: step from each to the next line's
+        count += 1
+        end = find(b"\n", pos)
+        if end < 0:
+            return count
+        if count == _SPARSE:
+            return count + _count_many(folded, needle, end + 1, chunk, mark_from)
+        pos = find(needle, end + 1)
+    return count
+
+
+def _count_many(folded: bytes, needle: bytes, start: int, chunk: int, mark_from: int) -> int:
+    """Lines holding `needle` from `start` on, counted in C a chunk of whole lines at a time.
+
+    The regex engine finds one match per line (the pattern runs to the line's end) and,
+    with an empty group, returns an empty bytes for each: memory stays bounded by the
+    chunk. A large chunk dense with matches is counted by marking instead, which costs
+    a few passes over the chunk however many matches it holds.
+    """
+    pattern = re.compile(re.escape(needle) + b"[^\n]*()")
+    count, size = 0, len(folded)
+    while start < size:
+        stop = folded.find(b"\n", start + chunk) if start + chunk < size else -1
+        stop = size if stop < 0 else stop + 1
+        if stop - start >= mark_from and folded.count(needle, start, stop) > (stop - start) >> 5:
+            count += _count_marked(folded[start:stop], needle, pattern)
+        else:
+            count += len(pattern.findall(folded, start, stop))
+        start = stop
+    return count
+
+
+def _count_marked(chunk: bytes, needle: bytes, pattern: re.Pattern[bytes]) -> int:
+    """Lines of `chunk` holding `needle`: each match becomes a marker byte the chunk lacks,
+    every other byte but the line breaks is dropped, and markers before a break are counted."""
+    marker = next((m for m in _MARKERS if m not in chunk and m not in needle), None)
+    if marker is None:  # every byte occurs in the chunk
+        return len(pattern.findall(chunk))
+    marks = chunk.replace(needle, marker).translate(None, _KEEP_ONLY[marker])
+    return marks.count(marker + b"\n") + marks.endswith(marker)
+
+
+def hit_lines(folded: bytes, needle: bytes, limit: int) -> list[int]:
+    """The numbers (1-based) of the first `limit` lines of `folded` that hold `needle`."""
+    numbers: list[int] = []
+    line, counted = 1, 0
+    pos = folded.find(needle)
+    while pos >= 0 and len(numbers) < limit:
+        line += folded.count(b"\n", counted, pos)
+        numbers.append(line)
+        end = folded.find(b"\n", pos)
+        if end < 0:
+            break
+        line, counted = line + 1, end + 1
+        pos = folded.find(needle, end + 1)
+    return numbers
+
+
+def line_count(text: str | bytes) -> int:
+    """The number of lines in a text with `\\n` breaks, as `splitlines` counts them."""
+    if not text:
+        return 0
+    if isinstance(text, str):
+        return text.count("\n") + (not text.endswith("\n"))
+    return text.count(b"\n") + (not text.endswith(b"\n"))
+
+
+def lines_at(text: str, numbers: Iterable[int]) -> dict[int, str]:
+    """The lines of `text` (with `\\n` breaks) at the given 1-based numbers, if it has them."""
+    found: dict[int, str] = {}
+    line, offset = 1, 0
+    for number in sorted(set(numbers)):
+        offset = _skip_lines(text, offset, number - line)
+        line = number
+        if offset > len(text) or (offset == len(text) and number > line_count(text)):
+            break
+        end = text.find("\n", offset)
+        found[number] = text[offset : end if end >= 0 else len(text)]
+    return found
+
+
+def _skip_lines(text: str, offset: int, count: int) -> int:
+    """The offset `count` lines after `offset` (past the end if there are fewer)."""
+    size = CHUNK
+    while count > _SPARSE and offset < len(text):  # far ahead: skip whole windows first
+        window = text.count("\n", offset, offset + size)
+        if window < count:
+            count, offset = count - window, offset + size
+        elif size > 1024:
+            size //= 2  # the line is in this window: look closer
+        else:
+            break
+    for _ in range(count):
+        end = text.find("\n", offset)
+        if end < 0:
+            return len(text) + 1
+        offset = end + 1
+    return offset

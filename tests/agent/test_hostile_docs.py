@@ -1,0 +1,381 @@
+"""The docs tools on a folder built to break them, or changed under them mid-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+import tracemalloc
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from agent.events import RunFinished
+from agent.loop import Agent
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
+from tests.agent.openai_support import Factory
+from tests.chatserver import Call, ChatServer, Reply
+
+SECRET = "root:x:0:0 a secret line\n"
+LIST = "call list_docs to see the files"
+
+
+def call(ctx: DocsContext, name: str, args: dict[str, object]) -> tuple[str, bool]:
+    """One tool call, which must come back within a few seconds (a FIFO once hung it)."""
+    result: list[tuple[str, bool]] = []
+
+    def run() -> None:
+        outcome = docs_registry().call(name, json.dumps(args), [ctx])
+        result.append((outcome.output, outcome.error))
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    if not result:
+        for fifo in ctx.corpus.root.rglob("*"):  # let a read stuck on a FIFO go
+            if fifo.is_fifo():
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail(f"{name} did not return within 10 seconds")
+    output, error = result[0]
+    output.encode("utf-8")  # what is sent to a model: never a lone surrogate
+    return output, error
+
+
+def skip_if_permissions_do_not_bind(path: Path) -> None:
+    """Skip when this user reads `path` although its permissions say no (root does)."""
+    try:
+        os.close(os.open(path, os.O_RDONLY))
+    except PermissionError:
+        return
+    pytest.skip("this user reads files whatever their permissions (root)")
+
+
+@dataclass(frozen=True)
+class Swap:
+    """A doc changed after start-up, and what each tool must then say."""
+
+    name: str
+    target: str  # the doc changed
+    change: Callable[[Path, Path], None]  # (the doc's path, a folder outside the docs)
+    reason: str  # why it is skipped, as the notes and read_doc say
+    options: tuple[tuple[str, int], ...] = ()
+    needs_non_root: bool = False  # permissions bind only users other than root
+
+
+def _symlink_outside(doc: Path, outside: Path) -> None:
+    doc.unlink()
+    doc.symlink_to(outside / "secret.md")
+
+
+def _symlink_dev_zero(doc: Path, outside: Path) -> None:
+    doc.unlink()
+    doc.symlink_to("/dev/zero")
+
+
+def _fifo(doc: Path, outside: Path) -> None:
+    doc.unlink()
+    os.mkfifo(doc)
+
+
+def _delete(doc: Path, outside: Path) -> None:
+    doc.unlink()
+
+
+def _folder(doc: Path, outside: Path) -> None:
+    doc.unlink()
+    doc.mkdir()
+
+
+def _unreadable(doc: Path, outside: Path) -> None:
+    doc.chmod(0)
+
+
+def _grown(doc: Path, outside: Path) -> None:
+    doc.write_text("# Guide\n" + "grown line\n" * 1000)
+
+
+def _folder_on_the_way(doc: Path, outside: Path) -> None:
+    folder = doc.parent
+    shutil.move(folder, outside / "moved")
+    (outside / "elsewhere").mkdir()
+    (outside / "elsewhere" / doc.name).write_text(SECRET)
+    folder.symlink_to(outside / "elsewhere")
+
+
+OUTSIDE = "it leads outside the docs folder"
+SWAPS = [
+    Swap(
+        "symlink to a file outside",
+        "guide.md",
+        _symlink_outside,
+        OUTSIDE,
+    ),
+    Swap(
+        "symlink to /dev/zero",
+        "guide.md",
+        _symlink_dev_zero,
+        OUTSIDE,
+    ),
+    Swap(
+        "FIFO",
+        "guide.md",
+        _fifo,
+        "it is not a regular file",
+    ),
+    Swap(
+        "deleted",
+        "guide.md",
+        _delete,
+        "it no longer exists",
+    ),
+    Swap(
+        "folder",
+        "guide.md",
+        _folder,
+        "it is a folder now",
+    ),
+    Swap(
+        "permission denied",
+        "guide.md",
+        _unreadable,
+        "permission denied",
+        needs_non_root=True,
+    ),
+    Swap(
+        "grown past the size limit",
+        "guide.md",
+        _grown,
+        "it is larger than the 4,096-byte limit for one doc",
+        options=(("max_doc_bytes", 4096),),
+    ),
+    Swap(
+        "folder on the way swapped for a symlink outside",
+        "advanced/long.md",
+        _folder_on_the_way,
+        OUTSIDE,
+    ),
+]
+LISTED = {
+    "guide.md": "guide.md  (8 lines)  Guide",
+    "advanced/long.md": "advanced/long.md  (200 lines)",
+}
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+@pytest.mark.parametrize("swap", SWAPS, ids=[s.name for s in SWAPS])
+def test_a_doc_changed_mid_run_is_skipped_with_a_note_and_the_rest_searched(
+    docs: Path, tmp_path: Path, swap: Swap, warm: bool
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(SECRET)
+    ctx = DocsContext(Corpus.open(docs, **dict(swap.options)))
+    if warm:  # the docs were read (and cached) before the change
+        call(ctx, "list_docs", {})
+        call(ctx, "grep_docs", {"keyword": "line"})
+    swap.change(docs / swap.target, outside)
+    if swap.needs_non_root:
+        skip_if_permissions_do_not_bind(docs / swap.target)
+    note = f"(skipped {swap.target}: {swap.reason})"
+    other = next(rel for rel in LISTED if rel != swap.target)
+
+    assert call(ctx, "list_docs", {}) == (f"{note}\n{LISTED[other]}", False)
+    output, error = call(ctx, "grep_docs", {"keyword": "line"})
+    if other == "guide.md":
+        assert (output, error) == (f"{note}\nguide.md:3: Intro line.", False)
+    else:
+        lines = output.splitlines()
+        assert not error and lines[0] == note
+        assert lines[1].startswith("(20 of 200 matches shown; per doc: advanced/long.md 200.")
+        assert lines[2] == "advanced/long.md:1: line 1"
+    assert call(ctx, "grep_docs", {"keyword": "secret"}) == (
+        f"{note}\nno matches for 'secret' in 1 docs; try another keyword or call list_docs",
+        False,
+    )
+    assert call(ctx, "read_doc", {"path": swap.target}) == (
+        f"error: cannot read {swap.target}: {swap.reason}; {LIST}",
+        True,
+    )
+    assert call(ctx, "grep_docs", {"keyword": "line", "path": swap.target})[1]
+
+
+def test_a_doc_edited_mid_run_is_searched_as_it_is_now(docs: Path) -> None:
+    ctx = DocsContext(Corpus.open(docs))
+    assert call(ctx, "grep_docs", {"keyword": "forever"})[0].startswith("guide.md:8:")
+    (docs / "guide.md").write_text("# Guide\n\nNo more waiting forever.\n")
+    assert call(ctx, "grep_docs", {"keyword": "forever"}) == (
+        "guide.md:3: No more waiting forever.",
+        False,
+    )
+    assert call(ctx, "list_docs", {})[0].endswith("guide.md  (3 lines)  Guide")
+
+
+def test_a_doc_with_millions_of_matches_keeps_memory_bounded(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "e.md").write_bytes(b"e\n" * 1_000_000)
+    ctx = DocsContext(Corpus.open(docs))
+    tracemalloc.start()
+    try:
+        output, _ = call(ctx, "grep_docs", {"keyword": "e"})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    lines = output.splitlines()
+    assert lines[0].startswith("(20 of 1000000 matches shown; per doc: e.md 1000000.")
+    assert lines[1:] == [f"e.md:{n}: e" for n in range(1, 21)]
+    assert peak < 8 * 2_000_000  # a few copies of the 2 MB doc, never one object per match
+
+
+def test_file_names_that_are_not_utf8_or_not_printable_are_shown_escaped(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    names = {
+        b"caf\xe9.md": "caf\\xe9.md",  # Latin-1, not UTF-8
+        b"new\nline.md": "new\\x0aline.md",
+        b"\x1b]0;PWNED\x07.md": "\\x1b]0;PWNED\\x07.md",
+        b"back\\slash.md": "back\\\\slash.md",
+        "café.md".encode(): "café.md",
+    }
+    for raw in names:
+        with open(os.path.join(os.fsencode(docs), raw), "wb") as f:
+            f.write(b"# Notes\nthe keyword\n")
+    ctx = DocsContext(Corpus.open(docs))
+    shown = sorted(names.values())
+    assert call(ctx, "list_docs", {}) == (
+        "\n".join(f"{name}  (2 lines)  Notes" for name in shown),
+        False,
+    )
+    assert call(ctx, "grep_docs", {"keyword": "keyword"}) == (
+        "\n".join(f"{name}:2: the keyword" for name in shown),
+        False,
+    )
+    for name in shown:  # each readable by the name it is shown under
+        assert call(ctx, "read_doc", {"path": name}) == (
+            f"{name} lines 1-2 of 2\n   1| # Notes\n   2| the keyword",
+            False,
+        )
+    assert call(ctx, "read_doc", {"path": "caf\udce9.md"})[0].startswith("caf\\xe9.md lines 1-2")
+    assert call(ctx, "grep_docs", {"keyword": "x\udce9"}) == (
+        "no matches for 'x\\xe9' in 5 docs; try another keyword or call list_docs",
+        False,
+    )
+
+
+def test_a_name_that_is_not_utf8_reaches_an_endpoint_escaped(
+    tmp_path: Path, chat_server: ChatServer, make: Factory
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    with open(os.path.join(os.fsencode(docs), b"caf\xe9.md"), "wb") as f:
+        f.write(b"# Caf\xc3\xa9\n")
+    chat_server.push(Reply(calls=[Call("list_docs", "{}")]), Reply(content="Done."))
+    agent = Agent(make(), docs_registry(), context=[DocsContext(Corpus.open(docs))])
+    final = list(agent.run("Which docs?"))[-1]
+    assert isinstance(final, RunFinished) and final.stop_reason == "answered"
+    sent = chat_server.requests[-1]["messages"][-1]
+    assert sent["role"] == "tool" and sent["content"] == "caf\\xe9.md  (1 lines)  Café"
+
+
+def _deep(root: Path, levels: int, name: str) -> Path:
+    """A folder `levels` deep under root (made by descriptor, so any length is possible)."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(levels):
+            os.mkdir(name, dir_fd=fd)
+            fd, parent = os.open(name, os.O_RDONLY, dir_fd=fd), fd
+            os.close(parent)
+        with open(os.open("deep.md", os.O_WRONLY | os.O_CREAT, dir_fd=fd), "w") as f:
+            f.write("# Deep\nthe bottom\n")
+    finally:
+        os.close(fd)
+    return root / name
+
+
+def _remove_deep(top: Path, name: str) -> None:
+    """Remove a folder made by `_deep` from the bottom up, without recursion."""
+    fds = [os.open(top, os.O_RDONLY)]
+    while name in os.listdir(fds[-1]):
+        fds.append(os.open(name, os.O_RDONLY, dir_fd=fds[-1]))
+    os.unlink("deep.md", dir_fd=fds[-1])
+    for child, parent in zip(reversed(fds[1:]), reversed(fds[:-1]), strict=True):
+        os.close(child)
+        os.rmdir(name, dir_fd=parent)
+    os.close(fds[0])
+    top.rmdir()
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Iterator[Path]:
+    """A folder on a RAM file system when there is one: removing a thousand nested
+    folders takes seconds on a disk that discards each freed block."""
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield tmp_path
+        return
+    path = Path(tempfile.mkdtemp(prefix="docsagent-test-", dir=shm))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path)
+
+
+def test_very_deep_folders_are_walked_and_overlong_paths_skipped_with_a_count(
+    scratch: Path,
+) -> None:
+    docs = scratch / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\nAt the top.\n")
+    deep = _deep(docs, 1100, "d")
+    long = _deep(docs, 25, "x" * 200)  # past the 4,096-character limit on a path
+    try:
+        ctx = DocsContext(Corpus.open(docs))
+        assert call(ctx, "list_docs", {}) == (
+            f"(skipped {'x' * 39}…{'x' * 38}/: its path is too long to open)\n"
+            + "d/" * 1100
+            + "deep.md  (2 lines)  Deep\nguide.md  (2 lines)  Guide",
+            False,
+        )
+        assert call(ctx, "grep_docs", {"keyword": "the bottom"}) == (
+            "d/" * 1100 + "deep.md:2: the bottom",
+            False,
+        )
+    finally:
+        _remove_deep(deep, "d")
+        _remove_deep(long, "x" * 200)
+
+
+def test_a_folder_that_cannot_be_listed_is_skipped_with_a_note(docs: Path) -> None:
+    (docs / "advanced").chmod(0)
+    try:
+        skip_if_permissions_do_not_bind(docs / "advanced")
+        ctx = DocsContext(Corpus.open(docs))
+        assert call(ctx, "list_docs", {}) == (
+            "(skipped advanced/: permission denied)\nguide.md  (8 lines)  Guide",
+            False,
+        )
+    finally:
+        (docs / "advanced").chmod(0o755)
+
+
+def test_a_keyword_with_a_line_break_matches_no_line(ctx: DocsContext) -> None:
+    assert call(ctx, "grep_docs", {"keyword": "line 1\nline 2"}) == (
+        "no matches for 'line 1\\x0aline 2' in 2 docs; try another keyword or call list_docs",
+        False,
+    )
+
+
+def test_the_cache_stays_within_its_bytes_and_search_stays_right(docs: Path) -> None:
+    for n in range(30):
+        (docs / f"page{n:02}.md").write_text(f"# Page {n}\n" + "filler text\n" * 100)
+    corpus = Corpus.open(docs, cache_bytes=5_000)
+    ctx = DocsContext(corpus)
+    for _ in range(2):
+        output, _ = call(ctx, "grep_docs", {"keyword": "filler"})
+        assert output.startswith("(20 of 3000 matches shown; per doc: page00.md 100,")
+        assert 0 < corpus.cached_bytes <= 5_000

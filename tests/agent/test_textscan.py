@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
+from agent.tools.textscan import (
+    count_lines,
+    first_heading,
+    fold,
+    fold_fully,
+    hit_lines,
+    line_count,
+    lines_at,
+    normalize_breaks,
+)
+
+
+def lines_holding(text: bytes, needle: bytes) -> list[int]:
+    """The plain way: split, then look in every line."""
+    return [n for n, line in enumerate(text.split(b"\n"), start=1) if needle in line]
+
+
+@pytest.mark.parametrize("chunk, mark_from", [(1, 1), (7, 1), (64, 1 << 16), (1 << 20, 1)])
+def test_counting_and_locating_agree_with_looking_at_every_line(chunk: int, mark_from: int) -> None:
+    rng = random.Random(chunk)
+    alphabets = [b"ab\n", b"aab\n\n", b"a\n", bytes(range(32)) + b"ab"]
+    for _ in range(400):
+        alphabet = rng.choice(alphabets)
+        text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
+        letters = alphabet.replace(b"\n", b"")
+        needle = bytes(rng.choice(letters) for _ in range(rng.randint(1, 3)))
+        expected = lines_holding(text, needle)
+        counted = count_lines(text, needle, chunk=chunk, mark_from=mark_from)
+        assert counted == len(expected), (text, needle)
+        assert hit_lines(text, needle, 5) == expected[:5], (text, needle)
+
+
+def test_line_breaks_become_newlines_and_lines_are_those_of_splitlines() -> None:
+    text = "a\r\nb\rc\x0bd\x0ce\x1cf\x85g\u2028h\u2029i\n\nj"
+    normal = normalize_breaks(text)
+    assert normal == "a\nb\nc\nd\ne\nf\ng\nh\ni\n\nj"
+    assert normal.split("\n") == text.splitlines()
+    assert line_count(normal) == len(text.splitlines()) == 11
+    for sample in ["", "\n", "a", "a\n", "a\n\n", "\n\na"]:
+        assert line_count(sample) == len(sample.splitlines())
+        assert line_count(sample.encode()) == len(sample.splitlines())
+    numbers = [1, 3, 11, 12]
+    assert lines_at(normal, numbers) == {1: "a", 3: "c", 11: "j"}
+
+
+def test_lines_far_into_a_long_text_are_found_by_counting_ahead() -> None:
+    text = "".join(f"line {n}\n" for n in range(1, 300_001))
+    assert lines_at(text, [2, 150_000, 300_000, 300_001]) == {
+        2: "line 2",
+        150_000: "line 150000",
+        300_000: "line 300000",
+    }
+
+
+def test_folding_lowers_what_str_lower_lowers() -> None:
+    for text in ["Plain ASCII", "Café Noir", "KELVIN \u212a", "İstanbul", "ΣΊΣΥΦΟΣ"]:
+        folded, full = fold(text)
+        if full:
+            assert folded == text.lower().encode()
+        else:  # ASCII letters only: the same bytes wherever an ASCII keyword can match
+            assert fold_fully(folded) == text.lower().encode()
+            assert folded.decode().encode("ascii", "replace") == (
+                text.lower().encode("ascii", "replace")
+            )
+
+
+def test_a_heading_counts_as_the_title_only_near_the_top() -> None:
+    assert first_heading("# Title\ntext", 40) == "# Title"
+    assert first_heading("text\n## Later\n# Last", 40) == "## Later"
+    assert first_heading("\n" * 40 + "# Too far", 40) is None
+    assert first_heading("\n" * 39 + "# Just in", 40) == "# Just in"
+    assert first_heading("no heading", 40) is None
+
+
+@pytest.mark.parametrize(
+    "keyword, hit",
+    [
+        ("CAFÉ", "notes.md:1: Café au lait"),
+        ("k", "notes.md:2: 5 \u212a is cold"),  # the Kelvin sign lowers to an ASCII k
+        ("i̇stanbul", "notes.md:3: İstanbul"),
+    ],
+)
+def test_grep_is_case_insensitive_beyond_ascii(tmp_path: Path, keyword: str, hit: str) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text("Café au lait\n5 \u212a is cold\nİstanbul\n")
+    ctx = DocsContext(Corpus.open(docs))
+    outcome = docs_registry().call("grep_docs", f'{{"keyword": "{keyword}"}}', [ctx])
+    assert (outcome.output, outcome.error) == (hit, False)
+
+
+def test_grep_and_read_doc_number_lines_alike_whatever_the_line_breaks(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "crlf.md").write_bytes(b"# Title\r\none\r\ntwo\rthree\x0cfour\r\n")
+    ctx = DocsContext(Corpus.open(docs))
+    registry = docs_registry()
+    assert registry.call("grep_docs", '{"keyword": "four"}', [ctx]).output == "crlf.md:5: four"
+    assert registry.call("read_doc", '{"path": "crlf.md"}', [ctx]).output == (
+        "crlf.md lines 1-5 of 5\n   1| # Title\n   2| one\n   3| two\n   4| three\n   5| four"
+    )
+    assert registry.call("list_docs", "{}", [ctx]).output == "crlf.md  (5 lines)  Title"
