@@ -203,3 +203,20 @@ def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
     assert err.splitlines()[-2].startswith("cancelled after 1 step · 0 tool calls")
     final = the_trace(env)[-1]
     assert isinstance(final, RunFinished) and final.stop_reason == "cancelled"
+
+
+@pytest.mark.parametrize("mode", ["stream", "no-stream"])
+def test_a_run_reuses_one_connection(
+    chat_server: ChatServer, docs: Path, env: Path, mode: str
+) -> None:
+    chat_server.strict = True
+    chat_server.push(
+        Reply(calls=[Call("grep_docs", '{"keyword": "replay"}')]),
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}', id="call_2")]),
+        Reply(content=ANSWER),
+    )
+    extra = ["--no-stream"] if mode == "no-stream" else []
+    code, out, err = ask(chat_server, docs, *extra)
+    assert code == 0, err
+    assert len(chat_server.requests) == 3
+    assert chat_server.connections == 1
