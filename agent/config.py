@@ -13,6 +13,7 @@ from agent.defaults import (
     DEFAULT_COMPACT_AFTER,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_STEPS,
+    DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
     OFFLINE,
 )
@@ -56,6 +57,7 @@ class Config:
     compact: bool = True
     stream: bool = True
     timeout: float = DEFAULT_TIMEOUT
+    request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
     trace_dir: Path = field(default_factory=default_trace_dir)
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -92,6 +94,7 @@ def build_model(config: Config) -> Model:
         base_url=config.base_url,
         stream=config.stream,
         timeout=config.timeout,
+        request_timeout=config.request_timeout,
         max_retries=config.max_retries,
     )
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from agent.events import RetryScheduled, RunFinished, TextDelta
 from agent.trace import read_trace
-from tests.chatserver import SSE, Call, ChatServer, Hang, Reply, Status, chunk
+from tests.chatserver import SSE, Call, ChatServer, Hang, Ping, Reply, Status, chunk
 from tui.cli import app
 
 KEY = "sk-live-abcdef0123456789"
@@ -123,6 +123,8 @@ def closed_port() -> int:
         ([Status(400, "messages: too long")], [], "rejected the request (400): messages: too long"),
         ([Status(500, "boom", retry_after="0")] * 4, [], "server error from http://127.0.0.1:"),
         ([Hang([HELLO], seconds=3)], ["--timeout", "0.5"], "stopped streaming for 0.5 s"),
+        ([Ping([HELLO])], ["--request-timeout", "0.5"], "within the request timeout of 0.5 s"),
+        ([Ping()], ["--request-timeout", "0.5", "--no-stream"], "within the request timeout of 0.5 s"),
         ([SSE(["{not json"])], [], "not valid JSON"),
     ],
 )  # fmt: skip

@@ -14,6 +14,7 @@ import typer
 
 from agent import (
     DEFAULT_MAX_STEPS,
+    DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
     AgentError,
     Citation,
@@ -32,6 +33,7 @@ from tui.options import (
     NoCompact,
     NoStream,
     Options,
+    RequestTimeout,
     Timeout,
     TraceDir,
     TracePath,
@@ -87,6 +89,7 @@ def main_callback(
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
@@ -114,6 +117,7 @@ def tui(
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
     _open_tui(Options.from_context(ctx), question)
@@ -148,6 +152,7 @@ def ask(
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of the answer.")
     ] = False,

@@ -118,7 +118,14 @@ class OpenAIModel:
         client = self._connect()
         retries = 0
         while True:
-            ctx = Context(self.name, self.base_url, self.timeout, self._api_key, retries=retries)
+            ctx = Context(
+                self.name,
+                self.base_url,
+                self.timeout,
+                self._api_key,
+                retries=retries,
+                request_timeout=self.request_timeout,
+            )
             progress = [False]  # whether any reply data arrived on this attempt
             try:
                 if self.stream:
