@@ -80,10 +80,14 @@ class Status:
 
 @dataclass(frozen=True)
 class Hang:
-    """Send `events` as a stream, then stall for `seconds` (bounded) and close."""
+    """Send `events` as a stream, then stall for `seconds` (bounded) and close.
+
+    With `answer=False` nothing at all is sent, not even the status line.
+    """
 
     events: Sequence[dict[str, Any] | str] = ()
     seconds: float = 3.0
+    answer: bool = True
 
 
 @dataclass(frozen=True)
@@ -349,6 +353,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._json(response.code, {"error": error}, headers)
             elif isinstance(response, Cut):
                 self._cut(response.events)
+            elif isinstance(response, Hang) and not response.answer:
+                server.stopping.wait(min(response.seconds, 10.0))
+                self.close_connection = True
             elif isinstance(response, Hang):
                 self._sse(response.events, done=False, stall=min(response.seconds, 10.0))
             elif isinstance(response, Ping):
