@@ -222,3 +222,24 @@ def test_a_run_reuses_one_connection(
     assert code == 0, err
     assert len(chat_server.requests) == 3
     assert chat_server.connections == 1
+
+
+@pytest.mark.parametrize("mode", ["stream", "no-stream"])
+def test_repeated_or_missing_tool_call_ids_pass_a_strict_server(
+    chat_server: ChatServer, docs: Path, env: Path, mode: str
+) -> None:
+    chat_server.strict = True
+    chat_server.push(
+        Reply(calls=[Call("list_docs", "{}", id="call_1"), Call("grep_docs", '{"keyword": "replay"}', id="call_1")]),
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}', id=None)]),
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}', id="")]),
+        Reply(content=ANSWER),
+    )  # fmt: skip
+    extra = ["--no-stream"] if mode == "no-stream" else []
+    code, out, err = ask(chat_server, docs, *extra)
+    assert code == 0, err
+    assert out == ANSWER + "\n"
+    sent = chat_server.requests[-1]["messages"]
+    ids = [c["id"] for m in sent for c in m.get("tool_calls") or ()]
+    assert len(ids) == len(set(ids)) == 4
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == ids
