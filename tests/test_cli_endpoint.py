@@ -123,8 +123,8 @@ def closed_port() -> int:
         ([Status(400, "messages: too long")], [], "rejected the request (400): messages: too long"),
         ([Status(500, "boom", retry_after="0")] * 4, [], "server error from http://127.0.0.1:"),
         ([Hang([HELLO], seconds=3)], ["--timeout", "0.5"], "stopped streaming for 0.5 s"),
-        ([Ping([HELLO])], ["--request-timeout", "0.5"], "within the request timeout of 0.5 s"),
-        ([Ping()], ["--request-timeout", "0.5", "--no-stream"], "within the request timeout of 0.5 s"),
+        ([Ping([HELLO])], ["--request-timeout", "0.5"], "within the request timeout of 0.5"),
+        ([Ping()], ["--request-timeout", "0.5", "--no-stream"], "within the request timeout"),
         ([SSE(["{not json"])], [], "not valid JSON"),
     ],
 )  # fmt: skip
@@ -230,7 +230,8 @@ def test_repeated_or_missing_tool_call_ids_pass_a_strict_server(
 ) -> None:
     chat_server.strict = True
     chat_server.push(
-        Reply(calls=[Call("list_docs", "{}", id="call_1"), Call("grep_docs", '{"keyword": "replay"}', id="call_1")]),
+        Reply(calls=[Call("list_docs", "{}", id="call_1"),
+                     Call("grep_docs", '{"keyword": "replay"}', id="call_1")]),
         Reply(calls=[Call("read_doc", '{"path": "replay.md"}', id=None)]),
         Reply(calls=[Call("read_doc", '{"path": "replay.md"}', id="")]),
         Reply(content=ANSWER),
