@@ -244,3 +244,42 @@ def test_repeated_or_missing_tool_call_ids_pass_a_strict_server(
     ids = [c["id"] for m in sent for c in m.get("tool_calls") or ()]
     assert len(ids) == len(set(ids)) == 4
     assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == ids
+
+
+BAD_URLS = {
+    "http://127.0.0.1:99999/v1": "the port must be 1 to 65535",
+    "http://127.0.0.1:0/v1": "the port must be 1 to 65535",
+    ":notaport": "it must start with http:// or https://",
+    "http://[::1/v1": "the host in brackets is not an IPv6 address",
+    "http://127.0.0.1:8000/v1\n": "it holds a space, a line break or another control character",
+    "http://llm\x1b]0;x\x07.example/v1": "it holds a space, a line break or another control",
+    "ftp://llm.example/v1": "it must start with http:// or https://",
+    "notaurl": "it must start with http:// or https://",
+    "https://": "it has no host",
+    "http://a..b/v1": "the host name is not valid",
+}
+
+
+@pytest.mark.parametrize("url", list(BAD_URLS))
+def test_a_malformed_base_url_is_one_line_and_exit_2_before_any_request(
+    docs: Path, env: Path, url: str
+) -> None:
+    result = CliRunner().invoke(
+        app, ["ask", "q", "--docs", str(docs), "--base-url", url, "--model", "m"]
+    )
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"docsagent: bad --base-url: {BAD_URLS[url]}")
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not env.exists()  # no run was started
+
+
+@pytest.mark.parametrize("url", list(BAD_URLS))
+def test_the_tui_and_every_command_refuse_a_malformed_base_url(url: str) -> None:
+    from agent import ConfigError
+    from tui.options import Options, make_config
+
+    with pytest.raises(ConfigError, match="^bad --base-url: "):
+        make_config(Options(base_url=url), {"LLM_API_KEY": KEY})
+    with pytest.raises(ConfigError, match="^bad --base-url: "):
+        make_config(Options(), {"LLM_API_KEY": KEY, "OPENAI_BASE_URL": url})
