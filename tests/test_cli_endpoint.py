@@ -172,8 +172,16 @@ def test_a_remote_endpoint_without_a_key_says_how_to_set_one(
     )
 
 
-def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
-    chat_server: ChatServer, docs: Path, env: Path
+@pytest.mark.parametrize(
+    "name, code, line",
+    [
+        ("SIGINT", 130, "docsagent: interrupted"),
+        ("SIGTERM", 143, "docsagent: terminated (SIGTERM)"),
+        ("SIGHUP", 129, "docsagent: hung up (SIGHUP)"),
+    ],
+)
+def test_a_signal_mid_stream_exits_with_one_line_and_closes_the_trace(
+    chat_server: ChatServer, docs: Path, env: Path, name: str, code: int, line: str
 ) -> None:
     import os
     import signal
@@ -196,12 +204,12 @@ def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
     while not chat_server.requests:  # wait until the stream is under way
         assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, name))
     out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     assert out == ""
     assert "Traceback" not in err and KEY not in err
-    assert err.splitlines()[-1] == "docsagent: interrupted"
+    assert err.splitlines()[-1] == line
     assert err.splitlines()[-2].startswith("cancelled after 1 step · 0 tool calls")
     final = the_trace(env)[-1]
     assert isinstance(final, RunFinished) and final.stop_reason == "cancelled"

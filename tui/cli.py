@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -49,6 +51,8 @@ EXIT_CODES = {
     "cancelled": 130,
     "error": 1,
 }
+STOP_SIGNALS = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
+"""Signals that stop `ask` as Ctrl+C does (the trace is closed); the exit code is 128 + N."""
 
 app = typer.Typer(
     name="docsagent",
@@ -173,11 +177,35 @@ def ask(
     if notice:
         typer.echo(notice, err=True)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
+    stopped_by: list[int] = []
     try:
-        finished = _run(session, question)
+        with _stop_signals_interrupt(stopped_by):
+            finished = _run(session, question)
     except ConfigError as exc:  # the trace cannot be written
         raise _fail(str(exc), EXIT_USAGE) from None
-    _report(finished, session, as_json=as_json, docs=config.docs)
+    _report(
+        finished, session, as_json=as_json, docs=config.docs, signum=next(iter(stopped_by), None)
+    )
+
+
+@contextlib.contextmanager
+def _stop_signals_interrupt(received: list[int]) -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP interrupt like Ctrl+C; `received` gets the first."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        if not received:  # a second signal must not cut short the trace's last line
+            received.append(signum)
+            raise KeyboardInterrupt
+
+    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():
+        numbers = []  # only the main thread may set handlers
+    previous = {number: signal.signal(number, interrupt) for number in numbers}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _run(session: Any, question: str) -> RunFinished:
@@ -205,12 +233,18 @@ def _run(session: Any, question: str) -> RunFinished:
     return dataclasses.replace(finished, error=unexpected) if unexpected else finished
 
 
-def _report(finished: RunFinished, session: Any, *, as_json: bool, docs: Path) -> None:
+def _report(
+    finished: RunFinished, session: Any, *, as_json: bool, docs: Path, signum: int | None = None
+) -> None:
     from tui.printer import summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
     typer.echo(summary_line(finished, trace), err=True)
     code = EXIT_CODES[finished.stop_reason]
+    if signum is not None and finished.stop_reason == "cancelled":
+        name = signal.Signals(signum).name
+        finished = dataclasses.replace(finished, error=f"{STOP_SIGNALS[name]} ({name})")
+        code = 128 + signum
     citations = _citations(finished, session.last_trace, docs)
     unread = [c.label for c in citations if c.valid and not c.read]
     if unread:
