@@ -305,6 +305,7 @@ class ChatServer:
 def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+        disable_nagle_algorithm = True  # as real servers do: small writes go out at once
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
