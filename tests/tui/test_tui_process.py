@@ -7,6 +7,7 @@ import select
 import signal
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,8 +43,10 @@ def test_a_stop_signal_closes_the_trace_of_a_running_question(
     script = Path(sys.executable).parent / "docsagent"
     args = [str(script), "tui", "-q", "hello", "--base-url", chat_server.base_url, "--model", "m"]
     env = {**os.environ, "LLM_API_KEY": "sk-test", "DOCSAGENT_TRACE_DIR": str(traces)}
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: become the TUI
+    with warnings.catch_warnings():  # Python 3.12+ warns about fork() beside threads;
+        warnings.simplefilter("ignore", DeprecationWarning)  # the child only execs
+        pid, fd = pty.fork()
+    if pid == 0:  # the child: become the TUI, with the pseudo-terminal as its terminal
         os.execve(args[0], args, {**env, "TERM": "xterm-256color"})
     exited: list[int] = []
 
