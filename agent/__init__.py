@@ -12,7 +12,7 @@ from agent.config import (
     default_docs,
     default_trace_dir,
 )
-from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, OFFLINE
+from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, OFFLINE
 from agent.errors import (
     AgentError,
     ConfigError,
@@ -74,6 +74,7 @@ __all__ = [
     "ContextCompacted",
     "Corpus",
     "DEFAULT_MAX_STEPS",
+    "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "Delta",
     "DocsContext",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from agent.compaction import Compaction
 from agent.defaults import (
@@ -12,6 +13,7 @@ from agent.defaults import (
     DEFAULT_COMPACT_AFTER,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_STEPS,
+    DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
     OFFLINE,
 )
@@ -55,9 +57,14 @@ class Config:
     compact: bool = True
     stream: bool = True
     timeout: float = DEFAULT_TIMEOUT
+    request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
     trace_dir: Path = field(default_factory=default_trace_dir)
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.base_url is not None:
+            check_base_url(self.base_url)
 
     @property
     def is_offline(self) -> bool:
@@ -71,6 +78,40 @@ class Config:
         from agent.models.openai.errors import endpoint_of
 
         return endpoint_of(self.base_url or DEFAULT_BASE_URL)
+
+
+def check_base_url(url: str) -> None:
+    """Raise ConfigError, in one line, unless `url` is an http(s) URL with a host and a valid port.
+
+    Checked once, before any run: a malformed URL would otherwise fail inside the HTTP
+    client on every request (and some forms would be retried). The URL itself is not
+    quoted, since it may hold credentials.
+    """
+    example = "e.g. http://localhost:11434/v1"
+    if any(char.isspace() or not char.isprintable() for char in url):
+        raise ConfigError(
+            "bad --base-url: it holds a space, a line break or another control character"
+        )
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        if "port" in str(exc).lower():
+            raise ConfigError(f"bad --base-url: the port must be 1 to 65535, {example}") from None
+        raise ConfigError(
+            "bad --base-url: the host in brackets is not an IPv6 address, e.g. http://[::1]:8000/v1"
+        ) from None
+    if parts.scheme not in ("http", "https"):
+        raise ConfigError(f"bad --base-url: it must start with http:// or https://, {example}")
+    host = parts.hostname
+    if not host:
+        raise ConfigError(f"bad --base-url: it has no host, {example}")
+    if port == 0:
+        raise ConfigError(f"bad --base-url: the port must be 1 to 65535, {example}")
+    try:
+        host.encode("idna")  # what the resolver does: empty or overlong labels fail here
+    except UnicodeError:
+        raise ConfigError(f"bad --base-url: the host name is not valid, {example}") from None
 
 
 def build_model(config: Config) -> Model:
@@ -91,6 +132,7 @@ def build_model(config: Config) -> Model:
         base_url=config.base_url,
         stream=config.stream,
         timeout=config.timeout,
+        request_timeout=config.request_timeout,
         max_retries=config.max_retries,
     )
 

@@ -9,7 +9,10 @@ DEFAULT_MAX_STEPS = 8
 """Model calls a run may make before it stops without an answer."""
 
 DEFAULT_TIMEOUT = 60.0
-"""Seconds an endpoint may take to answer one request."""
+"""Seconds an endpoint may take to connect, and to send each piece of a reply."""
+
+DEFAULT_REQUEST_TIMEOUT = 300.0
+"""Seconds one request to an endpoint may take in all, however steadily it streams."""
 
 DEFAULT_MAX_RETRIES = 3
 """Transient endpoint failures retried before a run fails."""

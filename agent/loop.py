@@ -225,10 +225,11 @@ class Agent:
 
     def _apply(self, run: _Run, reply: Reply) -> Generator[Event, None, RunFinished | None]:
         """Add the reply to the conversation; an answer ends the run, tool calls are run."""
-        yield self._append(run, run.totals.steps, reply.message)
-        if reply.message.tool_calls:
-            return (yield from self._run_tools(run, reply.message.tool_calls))
-        answer = reply.message.content or ""
+        message = msg.with_unique_call_ids(reply.message, run.messages)
+        yield self._append(run, run.totals.steps, message)
+        if message.tool_calls:
+            return (yield from self._run_tools(run, message.tool_calls))
+        answer = message.content or ""
         if not answer.strip():
             return self._finish(run, "error", error="the model sent an empty reply")
         return self._finish(run, "answered", answer=answer)

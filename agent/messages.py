@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -115,3 +116,24 @@ def assistant(text: str | None = None, tool_calls: tuple[ToolCall, ...] = ()) ->
 def tool_result(call: ToolCall, text: str) -> Message:
     """The tool message that answers `call`."""
     return Message(role="tool", content=text, tool_call_id=call.id, name=call.name)
+
+
+def with_unique_call_ids(message: Message, earlier: Iterable[Message]) -> Message:
+    """`message` with every tool call id unique in the conversation, empty ones filled in.
+
+    Strict endpoints refuse a conversation in which two tool calls share an id, and some
+    models repeat ids (or send none): a repeat of `x` becomes `x_2` (then `x_3`, ...), a
+    missing one `call_1`, `call_2`, .... The tool results then answer the renamed calls.
+    """
+    taken = {call.id for m in earlier for call in m.tool_calls}
+    calls = []
+    for call in message.tool_calls:
+        fresh = call.id
+        if not fresh or fresh in taken:
+            stem, n = (call.id, 2) if call.id else ("call", 1)
+            while f"{stem}_{n}" in taken:
+                n += 1
+            fresh = f"{stem}_{n}"
+        taken.add(fresh)
+        calls.append(call if fresh == call.id else replace(call, id=fresh))
+    return replace(message, tool_calls=tuple(calls)) if calls else message

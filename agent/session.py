@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.errors import ConfigError
@@ -25,6 +26,7 @@ class Session:
         self.last_trace: Path | None = None
         self.last_finished: RunFinished | None = None
         self._cancel = threading.Event()
+        self._live: _Live | None = None
 
     def cancel(self) -> None:
         """Stop the running question from any thread, cutting short a blocked model read."""
@@ -32,6 +34,23 @@ class Session:
         close = getattr(self.agent.model, "close", None)
         if callable(close):
             close()
+
+    def close(self, *, wait_s: float = 0.5) -> None:
+        """Stop the running question for good (quitting), from any thread; its trace is closed.
+
+        A cancelled run normally ends itself at once. One stuck in a long tool call is
+        given `wait_s`; then its trace is ended here, as cancelled, and what the run
+        does afterwards is not recorded (its thread is left to finish on its own).
+        """
+        self.cancel()
+        live = self._live
+        if live is None or live.ended.wait(wait_s):
+            return
+        elapsed = time.monotonic() - live.began
+        finished = live.totals.finish("cancelled", elapsed_s=elapsed, error="interrupted")
+        live.writer.write(finished)
+        live.writer.close()
+        self.last_finished = self.last_finished or finished
 
     def reset(self) -> None:
         """Start a fresh conversation."""
@@ -57,12 +76,13 @@ class Session:
     def _events(
         self, question: str, cancel: threading.Event, writer: TraceWriter
     ) -> Iterator[Event]:
-        began = time.monotonic()
-        seen = Totals()
+        live = self._live = _Live(writer, began=time.monotonic())
         messages = list(self.history)
         ending: tuple[StopReason, str] = ("cancelled", "interrupted")
         try:
             for event in self.agent.run(question, history=self.history, cancel=cancel):
+                if writer.finished:
+                    return  # given up on by `close`: nothing more is recorded or shown
                 if isinstance(event, MessageAppended):
                     messages.append(event.message)
                 elif isinstance(event, RunFinished):
@@ -72,7 +92,7 @@ class Session:
                         # question or tool call would make the next request invalid.
                         self.history = messages
                 writer.write(event)
-                seen = seen.add(event)
+                live.totals = live.totals.add(event)
                 yield event
         except Exception as exc:  # a bug below us: the trace still says how the run ended
             ending = ("error", f"{type(exc).__name__}: {exc}")
@@ -80,7 +100,18 @@ class Session:
         finally:
             if not writer.finished:  # the run did not get to end itself
                 reason, error = ending
-                elapsed = time.monotonic() - began
-                self.last_finished = seen.finish(reason, elapsed_s=elapsed, error=error)
+                elapsed = time.monotonic() - live.began
+                self.last_finished = live.totals.finish(reason, elapsed_s=elapsed, error=error)
                 writer.write(self.last_finished)
             writer.close()
+            live.ended.set()
+
+
+@dataclass
+class _Live:
+    """The run in flight, as `Session.close` needs it from another thread."""
+
+    writer: TraceWriter
+    began: float
+    totals: Totals = field(default_factory=Totals)
+    ended: threading.Event = field(default_factory=threading.Event)

@@ -14,6 +14,7 @@ import math
 import os
 import re
 import stat
+import threading
 import time
 import types
 import typing
@@ -156,7 +157,11 @@ def trace_header(agent: Agent, question: str) -> dict[str, Any]:
 
 
 class TraceWriter:
-    """Writes a header line, then one line per event with `seq` and `t`."""
+    """Writes a header line, then one line per event with `seq` and `t`.
+
+    Safe to share between threads. The trace ends at its first `RunFinished`: a run that
+    was given up on (see `Session.close`) may still emit events, and they are dropped.
+    """
 
     def __init__(
         self, path: Path, header: dict[str, Any], *, clock: Callable[[], float] = time.monotonic
@@ -170,6 +175,7 @@ class TraceWriter:
         self._clock = clock
         self._start = clock()
         self._seq = 0
+        self._lock = threading.Lock()
         self.finished = False  # whether the run's final event is written
         self._line({"type": "header", "format": FORMAT, "version": VERSION, **header})
 
@@ -180,17 +186,21 @@ class TraceWriter:
         self._file.flush()
 
     def write(self, event: Event) -> None:
-        """Append one event."""
-        self._seq += 1
-        elapsed = round(self._clock() - self._start, 3)
-        self._line({"seq": self._seq, "t": elapsed, **event_to_dict(event)})
-        self.finished = self.finished or isinstance(event, RunFinished)
+        """Append one event; nothing is written after the run's final event."""
+        with self._lock:
+            if self.finished:
+                return
+            self._seq += 1
+            elapsed = round(self._clock() - self._start, 3)
+            self._line({"seq": self._seq, "t": elapsed, **event_to_dict(event)})
+            self.finished = isinstance(event, RunFinished)
 
     def close(self) -> None:
         """Close the file (idempotent)."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
 
 
 @dataclass

@@ -6,16 +6,21 @@ A test pushes responses, then points a real client at `server.base_url`::
 
 Each request to `/v1/chat/completions` pops the next response. `Reply` renders as SSE
 when the request has `"stream": true` and as one JSON completion otherwise; `SSE`,
-`Completion`, `Status`, `Hang`, `Cut` and `Drop` send exactly what they say. Every request body
-is recorded in `server.requests`. With `strict=True` the conversation is validated the
-way real providers do (tool results must answer the preceding tool calls) and a bad one
-gets a 400 without consuming a scripted response.
+`Completion`, `Status`, `Hang`, `Ping`, `Cut` and `Drop` send exactly what they say. Every
+request body is recorded in `server.requests`, its size in `server.request_bytes`. With
+`strict=True` the conversation is validated the way real providers do (tool results must
+answer the preceding tool calls, ids are unique) and a bad one gets a 400 without
+consuming a scripted response.
+
+Like a real server it speaks HTTP/1.1 and keeps connections open between requests
+(streams are sent chunked); `server.connections` counts the connections accepted.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -75,10 +80,23 @@ class Status:
 
 @dataclass(frozen=True)
 class Hang:
-    """Send `events` as a stream, then stall for `seconds` (bounded) and close."""
+    """Send `events` as a stream, then stall for `seconds` (bounded) and close.
+
+    With `answer=False` nothing at all is sent, not even the status line.
+    """
 
     events: Sequence[dict[str, Any] | str] = ()
     seconds: float = 3.0
+    answer: bool = True
+
+
+@dataclass(frozen=True)
+class Ping:
+    """Send `events` as a stream, then an SSE comment every `every` s until the client leaves."""
+
+    events: Sequence[dict[str, Any] | str] = ()
+    every: float = 0.1
+    seconds: float = 10.0  # a bound, so a client that never gives up cannot hold the test
 
 
 @dataclass(frozen=True)
@@ -93,7 +111,7 @@ class Drop:
     """Close the connection without answering."""
 
 
-Response = Reply | SSE | Completion | Status | Hang | Cut | Drop
+Response = Reply | SSE | Completion | Status | Hang | Ping | Cut | Drop
 
 
 def chunk(delta: dict[str, Any] | None = None, finish_reason: str | None = None) -> dict[str, Any]:
@@ -219,10 +237,13 @@ class ChatServer:
         self.strict = strict
         self.api_key = api_key
         self.requests: list[dict[str, Any]] = []
+        self.request_bytes: list[int] = []
         self.headers: list[dict[str, str]] = []
+        self.connections = 0
         self.script: deque[Response] = deque()
         self.stopping = threading.Event()
         self._lock = threading.Lock()
+        self._open: set[socket.socket] = set()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
@@ -246,13 +267,27 @@ class ChatServer:
 
     def stop(self) -> None:
         self.stopping.set()
+        with self._lock:
+            for sock in self._open:  # end kept-alive connections so their threads finish
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def next_response(self, body: dict[str, Any], headers: dict[str, str]) -> Response:
+    def opened(self, sock: socket.socket) -> None:
+        with self._lock:
+            self.connections += 1
+            self._open.add(sock)
+
+    def closed(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._open.discard(sock)
+
+    def next_response(self, body: dict[str, Any], headers: dict[str, str], size: int) -> Response:
         with self._lock:
             self.requests.append(body)
+            self.request_bytes.append(size)
             self.headers.append(headers)
             if (
                 self.api_key is not None
@@ -269,17 +304,34 @@ class ChatServer:
 
 def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+        disable_nagle_algorithm = True  # as real servers do: small writes go out at once
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
+        def setup(self) -> None:
+            super().setup()
+            server.opened(self.connection)
+
+        def finish(self) -> None:
+            server.closed(self.connection)
+            with contextlib.suppress(OSError):
+                super().finish()
+
+        def handle(self) -> None:
+            with contextlib.suppress(ConnectionError):  # the client went away
+                super().handle()
+
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
+            raw = self.rfile.read(length)
+            body = json.loads(raw or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
                 return
-            response = server.next_response(body, headers)
+            response = server.next_response(body, headers, len(raw))
             # The client may have given up (timeout, cancel): nothing to do then.
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._send(response, stream=bool(body.get("stream")))
@@ -302,8 +354,13 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._json(response.code, {"error": error}, headers)
             elif isinstance(response, Cut):
                 self._cut(response.events)
+            elif isinstance(response, Hang) and not response.answer:
+                server.stopping.wait(min(response.seconds, 10.0))
+                self.close_connection = True
             elif isinstance(response, Hang):
                 self._sse(response.events, done=False, stall=min(response.seconds, 10.0))
+            elif isinstance(response, Ping):
+                self._ping(response)
             else:  # Drop
                 self.close_connection = True
 
@@ -318,25 +375,41 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _cut(self, events: Sequence[Any]) -> None:
-            self.protocol_version = "HTTP/1.1"  # chunked: a body that ends early is an error
+            self._start_stream()  # chunked: a body that ends early is an error
+            for data in _lines(events, done=False):
+                self._chunk(data)
+            self.close_connection = True  # no final zero-length chunk
+
+        def _sse(self, events: Sequence[Any], *, done: bool, stall: float = 0.0) -> None:
+            self._start_stream()
+            for data in _lines(events, done=done):
+                self._chunk(data)
+            if stall:
+                server.stopping.wait(stall)
+                self.close_connection = True  # a stalled stream never ends cleanly
+                return
+            self._chunk(b"")  # the end of the body: the connection can take the next request
+
+        def _ping(self, ping: Ping) -> None:
+            self._start_stream()
+            for data in _lines(ping.events, done=False):
+                self._chunk(data)
+            self.close_connection = True
+            ticks = int(min(ping.seconds, 10.0) / ping.every)
+            for _ in range(ticks):  # ends early when the client goes away (a broken pipe)
+                if server.stopping.wait(ping.every):
+                    return
+                self._chunk(b": ping\n\n")
+
+        def _start_stream(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for data in _lines(events, done=False):
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-            self.close_connection = True  # no final zero-length chunk
 
-        def _sse(self, events: Sequence[Any], *, done: bool, stall: float = 0.0) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()  # HTTP/1.0: the body ends when the connection closes
-            for data in _lines(events, done=done):
-                self.wfile.write(data)
-                self.wfile.flush()
-            if stall:
-                server.stopping.wait(stall)
+        def _chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
 
     return Handler
 

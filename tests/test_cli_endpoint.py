@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from agent.events import RetryScheduled, RunFinished, TextDelta
 from agent.trace import read_trace
-from tests.chatserver import SSE, Call, ChatServer, Hang, Reply, Status, chunk
+from tests.chatserver import SSE, Call, ChatServer, Hang, Ping, Reply, Status, chunk
 from tui.cli import app
 
 KEY = "sk-live-abcdef0123456789"
@@ -134,6 +134,8 @@ def closed_port() -> int:
         ([Status(400, "messages: too long")], [], "rejected the request (400): messages: too long"),
         ([Status(500, "boom", retry_after="0")] * 4, [], "server error from http://127.0.0.1:"),
         ([Hang([HELLO], seconds=3)], ["--timeout", "0.5"], "stopped streaming for 0.5 s"),
+        ([Ping([HELLO])], ["--request-timeout", "0.5"], "within the request timeout of 0.5"),
+        ([Ping()], ["--request-timeout", "0.5", "--no-stream"], "within the request timeout"),
         ([SSE(["{not json"])], [], "not valid JSON"),
     ],
 )  # fmt: skip
@@ -199,8 +201,16 @@ def test_the_command_line_names_the_options_the_core_error_points_at(
     assert isinstance(final, RunFinished) and final.error == core
 
 
-def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
-    chat_server: ChatServer, docs: Path, env: Path
+@pytest.mark.parametrize(
+    "name, code, line",
+    [
+        ("SIGINT", 130, "docsagent: interrupted"),
+        ("SIGTERM", 143, "docsagent: terminated (SIGTERM)"),
+        ("SIGHUP", 129, "docsagent: hung up (SIGHUP)"),
+    ],
+)
+def test_a_signal_mid_stream_exits_with_one_line_and_closes_the_trace(
+    chat_server: ChatServer, docs: Path, env: Path, name: str, code: int, line: str
 ) -> None:
     import os
     import signal
@@ -223,12 +233,92 @@ def test_ctrl_c_mid_stream_exits_130_and_closes_the_trace(
     while not chat_server.requests:  # wait until the stream is under way
         assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, name))
     out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     assert out == ""
     assert "Traceback" not in err and KEY not in err
-    assert err.splitlines()[-1] == "docsagent: interrupted"
+    assert err.splitlines()[-1] == line
     assert err.splitlines()[-2].startswith("cancelled after 1 step · 0 tool calls")
     final = the_trace(env)[-1]
     assert isinstance(final, RunFinished) and final.stop_reason == "cancelled"
+
+
+@pytest.mark.parametrize("mode", ["stream", "no-stream"])
+def test_a_run_reuses_one_connection(
+    chat_server: ChatServer, docs: Path, env: Path, mode: str
+) -> None:
+    chat_server.strict = True
+    chat_server.push(
+        Reply(calls=[Call("grep_docs", '{"keyword": "replay"}')]),
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}', id="call_2")]),
+        Reply(content=ANSWER),
+    )
+    extra = ["--no-stream"] if mode == "no-stream" else []
+    code, out, err = ask(chat_server, docs, *extra)
+    assert code == 0, err
+    assert len(chat_server.requests) == 3
+    assert chat_server.connections == 1
+
+
+@pytest.mark.parametrize("mode", ["stream", "no-stream"])
+def test_repeated_or_missing_tool_call_ids_pass_a_strict_server(
+    chat_server: ChatServer, docs: Path, env: Path, mode: str
+) -> None:
+    chat_server.strict = True
+    chat_server.push(
+        Reply(calls=[Call("list_docs", "{}", id="call_1"),
+                     Call("grep_docs", '{"keyword": "replay"}', id="call_1")]),
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}', id=None)]),
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}', id="")]),
+        Reply(content=ANSWER),
+    )  # fmt: skip
+    extra = ["--no-stream"] if mode == "no-stream" else []
+    code, out, err = ask(chat_server, docs, *extra)
+    assert code == 0, err
+    assert out == ANSWER + "\n"
+    sent = chat_server.requests[-1]["messages"]
+    ids = [c["id"] for m in sent for c in m.get("tool_calls") or ()]
+    assert len(ids) == len(set(ids)) == 4
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == ids
+
+
+BAD_URLS = {
+    "http://127.0.0.1:99999/v1": "the port must be 1 to 65535",
+    "http://127.0.0.1:0/v1": "the port must be 1 to 65535",
+    ":notaport": "it must start with http:// or https://",
+    "http://[::1/v1": "the host in brackets is not an IPv6 address",
+    "http://127.0.0.1:8000/v1\n": "it holds a space, a line break or another control character",
+    "http://llm\x1b]0;x\x07.example/v1": "it holds a space, a line break or another control",
+    "ftp://llm.example/v1": "it must start with http:// or https://",
+    "notaurl": "it must start with http:// or https://",
+    "https://": "it has no host",
+    "http://a..b/v1": "the host name is not valid",
+}
+
+
+@pytest.mark.parametrize("url", list(BAD_URLS))
+def test_a_malformed_base_url_is_one_line_and_exit_2_before_any_request(
+    docs: Path, env: Path, url: str
+) -> None:
+    result = CliRunner().invoke(
+        app, ["ask", "q", "--docs", str(docs), "--base-url", url, "--model", "m"]
+    )
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"docsagent: bad --base-url: {BAD_URLS[url]}")
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not env.exists()  # no run was started
+
+
+@pytest.mark.parametrize("url", list(BAD_URLS))
+def test_the_tui_and_every_command_refuse_a_malformed_base_url(url: str) -> None:
+    from agent import ConfigError
+    from tui.options import Options, make_config
+
+    with pytest.raises(ConfigError, match="^bad --base-url: "):
+        make_config(Options(base_url=url), {"LLM_API_KEY": KEY})
+    result = CliRunner().invoke(
+        app, ["ask", "How?"], env={"LLM_API_KEY": KEY, "LLM_BASE_URL": None, "OPENAI_BASE_URL": url}
+    )
+    assert result.exit_code == 2 and result.stderr.startswith("docsagent: bad --base-url: ")

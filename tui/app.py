@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -34,6 +37,7 @@ class DocsAgentApp(App[int]):
         self._notice = notice
 
     def on_mount(self) -> None:
+        self._on_stop_signals(self._stop_signalled)
         self.push_screen(self._first())
         if self._notice:
             self.notify(self._notice, timeout=8)
@@ -55,6 +59,25 @@ class DocsAgentApp(App[int]):
         super().notify(
             visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
         )
+
+    def on_unmount(self) -> None:
+        self._on_stop_signals(None)
+
+    def _stop_signalled(self, number: int) -> None:
+        self.exit(return_code=128 + number)
+
+    def _on_stop_signals(self, handler: Callable[[int], None] | None) -> None:
+        """SIGTERM and SIGHUP (the terminal closed) quit as ctrl+q does: a run's trace is closed."""
+        loop = asyncio.get_running_loop()
+        for name in ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            if number is None:
+                continue
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                if handler is None:
+                    loop.remove_signal_handler(number)
+                else:
+                    loop.add_signal_handler(number, handler, number)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         if isinstance(screen, TraceScreen):
@@ -102,8 +125,9 @@ def run_tui(
     `trace` names the first question's trace file; later ones go to the trace folder.
     """
     session = Session(build_agent(config), trace_dir=config.trace_dir, trace_path=trace)
-    chat_app(session, config, question=question, notice=notice).run()
-    return 0
+    app = chat_app(session, config, question=question, notice=notice)
+    app.run()
+    return app.return_code or 0
 
 
 def run_replay(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,6 +16,7 @@ import typer
 
 from agent import (
     DEFAULT_MAX_STEPS,
+    DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
     AgentError,
     Citation,
@@ -33,6 +36,7 @@ from tui.options import (
     NoCompact,
     NoStream,
     Options,
+    RequestTimeout,
     Timeout,
     TraceDir,
     TracePath,
@@ -43,6 +47,8 @@ from tui.outcomes import OUTCOMES
 from tui.terminal import Terminal
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
+STOP_SIGNALS = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
+"""Signals that stop `ask` as Ctrl+C does (the trace is closed); the exit code is 128 + N."""
 
 app = typer.Typer(
     name="docsagent",
@@ -83,6 +89,7 @@ def main_callback(
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
@@ -110,6 +117,7 @@ def tui(
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
     _open_tui(Options.from_context(ctx), question)
@@ -144,6 +152,7 @@ def ask(
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of the answer.")
     ] = False,
@@ -165,11 +174,40 @@ def ask(
     if notice:
         terminal.warn(notice)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
+    stopped_by: list[int] = []
     try:
-        finished = _run(session, question, terminal)
+        with _stop_signals_interrupt(stopped_by):
+            finished = _run(session, question, terminal)
     except ConfigError as exc:  # the trace cannot be written
         raise _fail(explain(exc), EXIT_USAGE) from None
-    _report(finished, session, terminal, as_json=as_json, docs=config.docs)
+    _report(
+        finished,
+        session,
+        terminal,
+        as_json=as_json,
+        docs=config.docs,
+        signum=next(iter(stopped_by), None),
+    )
+
+
+@contextlib.contextmanager
+def _stop_signals_interrupt(received: list[int]) -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP interrupt like Ctrl+C; `received` gets the first."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        if not received:  # a second signal must not cut short the trace's last line
+            received.append(signum)
+            raise KeyboardInterrupt
+
+    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():
+        numbers = []  # only the main thread may set handlers
+    previous = {number: signal.signal(number, interrupt) for number in numbers}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _run(session: Any, question: str, terminal: Terminal) -> RunFinished:
@@ -200,13 +238,23 @@ def _run(session: Any, question: str, terminal: Terminal) -> RunFinished:
 
 
 def _report(
-    finished: RunFinished, session: Any, terminal: Terminal, *, as_json: bool, docs: Path
+    finished: RunFinished,
+    session: Any,
+    terminal: Terminal,
+    *,
+    as_json: bool,
+    docs: Path,
+    signum: int | None = None,
 ) -> None:
     from tui.printer import summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
     terminal.warn(summary_line(finished, trace))
     code = OUTCOMES[finished.stop_reason].exit_code
+    if signum is not None and finished.stop_reason == "cancelled":
+        name = signal.Signals(signum).name
+        finished = dataclasses.replace(finished, error=f"{STOP_SIGNALS[name]} ({name})")
+        code = 128 + signum
     citations = _citations(finished, session.last_trace, docs)
     unread = [c.label for c in citations if c.valid and not c.read]
     if unread:

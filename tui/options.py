@@ -17,6 +17,7 @@ import typer
 
 from agent import (
     DEFAULT_MAX_STEPS,
+    DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
     OFFLINE,
     AgentError,
@@ -142,6 +143,16 @@ Timeout = Annotated[
         help="Seconds to wait for the endpoint (also between streamed chunks).",
     ),
 ]
+RequestTimeout = Annotated[
+    float,
+    typer.Option(
+        "--request-timeout",
+        metavar="SECONDS",
+        envvar="DOCSAGENT_REQUEST_TIMEOUT",
+        min=0.1,
+        help="Seconds one request to the endpoint may take in all, its streamed reply included.",
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -156,6 +167,7 @@ class Options:
     no_stream: bool = False
     no_compact: bool = False
     timeout: float = DEFAULT_TIMEOUT
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_tokens: int | None = None
     trace: Path | None = None
 
@@ -206,6 +218,7 @@ def make_config(
         stream=not options.no_stream,
         compact=not options.no_compact,
         timeout=options.timeout,
+        request_timeout=options.request_timeout,
         trace_dir=options.trace_dir or default_trace_dir(env.get("XDG_STATE_HOME")),
         prices=_prices(env.get("DOCSAGENT_PRICES")),
     )

@@ -31,7 +31,7 @@ class DocsContext(ToolContext):
 
 
 def list_docs(ctx: DocsContext) -> str:
-    """List every doc in the docs folder with its line count and title."""
+    """List the docs with line counts and titles."""
     rows: list[str] = []
     unread: list[Unreadable] = []
     for rel in ctx.corpus.paths():
@@ -49,12 +49,7 @@ def list_docs(ctx: DocsContext) -> str:
 
 
 def grep_docs(ctx: DocsContext, keyword: str, path: str | None = None) -> str:
-    """Search the docs for a keyword (case-insensitive, literal text).
-
-    Args:
-        keyword: The word or phrase to look for, e.g. "timeout".
-        path: Only search this doc or folder, e.g. "advanced/" (default: every doc).
-    """
+    """Search the docs for a keyword (literal, any case); path limits it to a doc or folder."""
     needle = keyword.strip()
     if not needle:
         raise ToolError("error: the keyword is empty; give a word or phrase to search for")
@@ -161,13 +156,7 @@ def _scope(corpus: Corpus, path: str | None) -> list[str]:
 
 
 def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) -> str:
-    """Read numbered lines of one doc, at most 80 lines (and about 2,800 characters) per call.
-
-    Args:
-        path: The doc's path as list_docs shows it, e.g. "advanced/timeouts.md".
-        start: First line to read (1-based).
-        end: Last line to read (inclusive).
-    """
+    """Read numbered lines of a doc, at most 80 per call."""
     try:
         rel = ctx.corpus.resolve(path)
         text = ctx.corpus.read(rel).text

@@ -4,6 +4,11 @@ A tool is a plain typed function. Its docstring's first paragraph is the descrip
 model sees; a Google-style ``Args:`` section (or ``params=`` on the decorator) describes
 the parameters. A parameter annotated with a `ToolContext` subclass is filled in by the
 runtime and never appears in the schema.
+
+Schemas are sent with every request, so they say only what the model needs: no empty
+`required`, no `additionalProperties` (unknown arguments are refused with an
+observation anyway), and an optional `X | None = None` parameter is just an `X` the
+model may leave out.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -130,7 +136,7 @@ def make_tool(fn: ToolFunction, **overrides: Any) -> Tool:
         if isinstance(annotation, type) and issubclass(annotation, ToolContext):
             context_params[pname] = annotation
             continue
-        prop = json_schema(annotation)
+        prop = json_schema(_leave_out_none(annotation, param.default))
         if pname in params_doc:
             prop["description"] = params_doc[pname]
         if param.default is inspect.Parameter.empty:
@@ -140,8 +146,8 @@ def make_tool(fn: ToolFunction, **overrides: Any) -> Tool:
         properties[pname] = prop
         param_types[pname] = annotation
     parameters: dict[str, Any] = {"type": "object", "properties": properties}
-    parameters["required"] = required
-    parameters["additionalProperties"] = False
+    if required:
+        parameters["required"] = required
     return Tool(
         name=options.get("name") or fn.__name__,
         description=options.get("description") or doc_description,
@@ -151,6 +157,14 @@ def make_tool(fn: ToolFunction, **overrides: Any) -> Tool:
         context_params=context_params,
         terminal=bool(options.get("terminal")),
     )
+
+
+def _leave_out_none(annotation: Any, default: Any) -> Any:
+    """`X` for a parameter `X | None = None`: leaving it out is how the model says None."""
+    if default is not None or typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return annotation
+    members = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return members[0] if len(members) == 1 else annotation
 
 
 class ToolRegistry:
@@ -234,7 +248,7 @@ class ToolRegistry:
         if unknown:
             expected = ", ".join(found.types) or "no arguments"
             raise ArgumentError(f"unknown argument {', '.join(unknown)} (expected: {expected})")
-        missing = [p for p in found.parameters["required"] if p not in data]
+        missing = [p for p in found.parameters.get("required", ()) if p not in data]
         if missing:
             raise ArgumentError(f"missing required argument {', '.join(repr(m) for m in missing)}")
         return {key: check_value(key, value, found.types[key]) for key, value in data.items()}

@@ -333,3 +333,32 @@ def test_a_repeat_between_other_calls_does_not_end_the_run(ctx: DocsContext) -> 
     agent, _ = agent_for(ctx, grep, grep, other, grep, reply("ok"), max_steps=8)
     final = list(agent.run("q"))[-1]
     assert isinstance(final, RunFinished) and final.stop_reason == "answered"
+
+
+def test_repeated_tool_call_ids_are_made_unique_keeping_each_result_paired(
+    ctx: DocsContext,
+) -> None:
+    from tests.chatserver import validate
+
+    agent, model = agent_for(
+        ctx,
+        reply(None, call("list_docs", id="dup"), call("grep_docs", {"keyword": "x"}, id="dup")),
+        reply(None, call("read_doc", {"path": "advanced/long.md"}, id="dup")),
+        reply(None, call("grep_docs", {"keyword": "y"}, id="dup_2")),  # reuses a renamed id
+        reply("done"),
+    )
+    events = list(agent.run("q"))
+    started = [(e.tool_call_id, e.name) for e in events if isinstance(e, ToolCallStarted)]
+    assert started == [
+        ("dup", "list_docs"),
+        ("dup_2", "grep_docs"),
+        ("dup_3", "read_doc"),
+        ("dup_2_2", "grep_docs"),
+    ]
+    finished = [(e.tool_call_id, e.name) for e in events if isinstance(e, ToolCallFinished)]
+    assert finished == started
+    sent = model.requests[-1]
+    assert validate([m.to_dict() for m in sent]) is None
+    results = [(m.tool_call_id, m.name) for m in sent if m.role == "tool"]
+    assert results == started
+    assert isinstance(events[-1], RunFinished) and events[-1].stop_reason == "answered"

@@ -239,6 +239,24 @@ def test_close_from_another_thread_ends_a_blocked_read(
     assert (chunks, out.get_nowait()) == ([Delta(TEXT)], [])
 
 
+@pytest.mark.parametrize("answer", [True, False], ids=["no-body", "no-headers"])
+def test_close_from_another_thread_ends_a_blocked_whole_request(
+    chat_server: ChatServer, make: Factory, answer: bool
+) -> None:
+    # A hung server: the request waits for the body (or, with answer=False, the headers).
+    chat_server.push(Hang(seconds=8, answer=answer))
+    model = make(stream=False, timeout=8.0)
+    out: queue.Queue[object] = queue.Queue()
+    thread = threading.Thread(target=lambda: out.put(list(model.query(MESSAGES, TOOLS))))
+    thread.start()
+    while not chat_server.requests:  # the request is in flight
+        thread.join(timeout=0.01)
+    model.close()
+    thread.join(timeout=3)
+    assert not thread.is_alive()
+    assert out.get_nowait() == []
+
+
 def test_endpoint_never_shows_credentials_or_path() -> None:
     assert OpenAIModel("m", api_key=KEY).endpoint == "https://api.openai.com"
     remote = OpenAIModel("m", api_key=KEY, base_url="https://user:pw@llm.example.com:8443/v1/")

@@ -41,11 +41,32 @@ def test_schema_is_derived_from_the_signature() -> None:
         "limit": {"type": "integer", "description": "How many hits at most.", "default": 5},
         "ratio": {"type": "number", "default": 0.5},
         "exact": {"type": "boolean", "default": False},
-        "tags": {"type": ["array", "null"], "items": {"type": "string"}},
+        "tags": {"type": "array", "items": {"type": "string"}},  # None: left out
         "mode": {"enum": ["fast", "slow"], "type": "string", "default": "fast"},
-        "note": {"type": ["string", "null"]},
+        "note": {"type": "string"},
     }
     assert params["required"] == ["query"]
+    assert set(params) == {"type", "properties", "required"}  # nothing the model does not need
+
+
+def test_a_tool_without_parameters_has_the_smallest_schema() -> None:
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    assert make_tool(ping).parameters == {"type": "object", "properties": {}}
+    assert ToolRegistry([ping]).call("ping", "{}").output == "pong"
+
+
+def test_a_required_parameter_that_may_be_null_says_so() -> None:
+    def pick(choice: str | None) -> str:
+        """Pick."""
+        return str(choice)
+
+    params = make_tool(pick).parameters
+    assert params["properties"] == {"choice": {"type": ["string", "null"]}}
+    assert params["required"] == ["choice"]
+    assert ToolRegistry([pick]).call("pick", '{"choice": null}').output == "None"
 
 
 def test_hidden_context_is_absent_from_schema_and_injected_at_call_time() -> None:

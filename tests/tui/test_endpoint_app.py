@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agent.config import Config, build_agent
-from agent.events import TextDelta
+from agent.events import RunFinished, TextDelta
 from agent.session import Session
 from agent.trace import read_trace
 from tests.chatserver import Call, ChatServer, Hang, Reply, Status, chunk
@@ -102,3 +104,25 @@ async def test_the_offline_notice_is_shown(config: Config) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: bool(app._notifications))
         assert [n.message for n in app._notifications] == ["no key set"]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
+async def test_quitting_after_escape_with_a_hung_server_is_prompt(
+    chat_server: ChatServer, config: Config, stream: bool
+) -> None:
+    chat_server.push(Hang([chunk({"role": "assistant", "content": "Thinking"})], seconds=10))
+    cfg = endpoint_config(config, chat_server, timeout=30.0, stream=stream)
+    session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
+    app = chat_app(session, cfg)
+
+    async def ask_escape_quit() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.click("#question")
+            await pilot.press(*"q", "enter")
+            await until(pilot, lambda: bool(chat_server.requests))
+            await pilot.press("escape", "ctrl+q")
+
+    await asyncio.wait_for(ask_escape_quit(), timeout=5)  # the server would hang for 10 s
+    assert session.last_trace is not None
+    last = read_trace(session.last_trace).events[-1]
+    assert isinstance(last, RunFinished) and last.stop_reason == "cancelled"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import queue
 import threading
 
 import pytest
@@ -10,7 +12,10 @@ from textual.pilot import Pilot
 from agent.config import Config
 from agent.errors import AuthenticationError
 from agent.events import RunFinished, TextDelta
-from agent.testing import call, reply
+from agent.loop import Agent
+from agent.session import Session
+from agent.testing import ScriptedModel, call, reply
+from agent.tools.registry import ToolRegistry
 from agent.trace import read_trace
 from tests.tui.conftest import SessionFactory, timeout_script, until
 from tui.app import DocsAgentApp, chat_app
@@ -210,3 +215,39 @@ async def test_the_list_stops_following_once_scrolled_up(
         chat(app).render_state()
         await pilot.pause()
         assert messages.scroll_y == 0
+
+
+async def test_quitting_during_a_long_tool_call_is_prompt_and_closes_the_trace(
+    config: Config,
+) -> None:
+    release = threading.Event()
+    running: queue.Queue[threading.Thread] = queue.Queue()
+
+    def slow_tool() -> str:
+        """Take as long as the test says."""
+        running.put(threading.current_thread())
+        release.wait(10)
+        return "done"
+
+    model = ScriptedModel([reply(None, call("slow_tool")), reply("never asked")])
+    agent = Agent(model, ToolRegistry([slow_tool]))
+    session = Session(agent, trace_dir=config.trace_dir)
+    app = chat_app(session, config, question="q")
+
+    async def start_and_quit() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: not running.empty())
+            await pilot.press("ctrl+q")
+
+    try:
+        await asyncio.wait_for(start_and_quit(), timeout=5)  # the tool would take 10 s
+        worker = running.get_nowait()
+        assert worker.daemon  # so it cannot hold up the interpreter's exit either
+        assert session.last_trace is not None
+        events = read_trace(session.last_trace).events
+        last = events[-1]
+        assert isinstance(last, RunFinished) and last.stop_reason == "cancelled"
+    finally:
+        release.set()
+    worker.join(timeout=5)
+    assert read_trace(session.last_trace).events == events  # nothing written after the end

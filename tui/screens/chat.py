@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Input
@@ -70,7 +70,8 @@ class ChatScreen(TraceScreen):
             self.ask(self.question)
 
     def on_unmount(self) -> None:
-        self._stop()  # let the worker thread end so the app can exit
+        self._cancel.set()
+        self.session.close()  # quitting: the run's trace ends now, whatever the run is doing
 
     def _stop(self) -> None:
         self._cancel.set()
@@ -97,9 +98,16 @@ class ChatScreen(TraceScreen):
         self._cancel = threading.Event()
         self._started = time.monotonic()
         self.query_one(MessageList).anchor()
-        self._run(question, self._cancel, self.run_id)
+        # A daemon thread rather than a Textual thread worker (those are joined when the
+        # app exits): a run stuck in a tool call or a read must never hold up quitting.
+        worker = threading.Thread(
+            target=self._run,
+            args=(question, self._cancel, self.run_id),
+            name="docsagent-run",
+            daemon=True,
+        )
+        worker.start()
 
-    @work(thread=True, group="agent", exit_on_error=False)
     def _run(self, question: str, cancel: threading.Event, run_id: int) -> None:
         # The worker only posts messages; the screen reduces them on its own thread.
         try:

@@ -57,6 +57,7 @@ class Context:
     api_key: str
     received: bool = False
     retries: int = 0
+    request_timeout: float | None = None
 
 
 def server_message(exc: Any, api_key: str) -> str:
@@ -148,6 +149,13 @@ def _translate(exc: Any, ctx: Context) -> errors.ModelError:
     if isinstance(exc, openai.APIStatusError):
         return _for_status(exc.status_code, server_message(exc, ctx.api_key), ctx)
     if isinstance(exc, openai.APITimeoutError):
+        from agent.models.openai.transport import DeadlineExceeded
+
+        if _root(exc, DeadlineExceeded) and ctx.request_timeout is not None:
+            return errors.ModelTimeout(
+                f"no complete reply from {host} within the request timeout "
+                f"of {ctx.request_timeout:g} s"
+            )
         if ctx.received:
             return errors.ModelTimeout(f"{host} stopped streaming for {ctx.timeout:g} s mid-reply")
         return errors.ModelTimeout(f"no answer from {host} within {ctx.timeout:g} s")

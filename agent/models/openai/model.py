@@ -5,6 +5,9 @@ is visible as a `Retry` chunk: 429 and 5xx answers, and a connection dropped bef
 reply, are retried with exponential backoff (or the server's Retry-After, capped). A
 refused connection, an unknown host and timeouts are not retried: they fail fast.
 
+One client, and so one connection pool, serves every request of the model's life (see
+`transport.py`: it also sets each request's deadline and lets `close` wake a blocked read).
+
 The API key is checked on the first `query`, not at construction, so the failure travels
 the same road as a 401 and ends the run (and its trace) cleanly. `openai` is imported
 on first use, so building this model costs nothing until it is asked something.
@@ -12,18 +15,21 @@ on first use, so building this model costs nothing until it is asked something.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import agent.errors as errors
-from agent.defaults import DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
+from agent.defaults import (
+    DEFAULT_BASE_URL,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TIMEOUT,
+)
 from agent.messages import Message
 from agent.models.base import Chunk, Delta, Retry, ToolSchema
 from agent.models.openai.errors import (
@@ -39,6 +45,8 @@ from agent.models.openai.stream import StreamAssembler, reply_from_completion
 if TYPE_CHECKING:
     from openai import OpenAI
 
+    from agent.models.openai.transport import ModelHTTPClient
+
 LOCAL_DUMMY_KEY = "not-needed"
 
 
@@ -53,6 +61,7 @@ class OpenAIModel:
         base_url: str | None = None,
         stream: bool = True,
         timeout: float = DEFAULT_TIMEOUT,
+        request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
@@ -64,6 +73,8 @@ class OpenAIModel:
         base_url: the endpoint, e.g. "http://localhost:11434/v1"; default OpenAI's.
         stream: stream the reply (text shows as it arrives) or ask for it whole.
         timeout: seconds to connect, and to wait for each piece of the reply.
+        request_timeout: seconds one request may take in all, its reply included
+            (None: no limit); a stream kept alive by keep-alive comments ends there.
         max_retries: retries after a 429, a 5xx or a dropped connection.
         backoff: the first retry's delay in seconds; it doubles each retry.
         sleep: waits between retries; default waits on `cancel`, so a cancel cuts it short.
@@ -73,13 +84,14 @@ class OpenAIModel:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.stream = stream
         self.timeout = timeout
+        self.request_timeout = request_timeout
         self.max_retries = max_retries
         self.backoff = backoff
         self._api_key = (api_key or "").strip()
         self._sleep = sleep
         self._clock = clock
         self._client: OpenAI | None = None
-        self._active: Any = None
+        self._http: ModelHTTPClient | None = None
         self._closed = False
         self._stream_options = True
         self._ids = itertools.count(1)
@@ -106,7 +118,14 @@ class OpenAIModel:
         client = self._connect()
         retries = 0
         while True:
-            ctx = Context(self.name, self.base_url, self.timeout, self._api_key, retries=retries)
+            ctx = Context(
+                self.name,
+                self.base_url,
+                self.timeout,
+                self._api_key,
+                retries=retries,
+                request_timeout=self.request_timeout,
+            )
             progress = [False]  # whether any reply data arrived on this attempt
             try:
                 if self.stream:
@@ -136,16 +155,15 @@ class OpenAIModel:
                     return
 
     def close(self) -> None:
-        """Close the HTTP client; from another thread, this ends a stream's blocked read.
+        """Close the HTTP client; from another thread, this ends a blocked read at once.
 
-        A cancel is otherwise noticed between chunks, so a stalled stream would hold the
-        caller until the timeout. A non-streamed request still runs to its timeout.
+        A cancel is otherwise noticed between chunks, so a stalled stream, or a
+        non-streamed request to a hung server, would hold the caller until the timeout.
         """
         self._closed = True
-        active, self._active = self._active, None
-        if active is not None:
-            _shutdown(active.response)
-            active.close()
+        http, self._http = self._http, None
+        if http is not None:
+            http.shutdown()
         client, self._client = self._client, None
         if client is not None:
             client.close()
@@ -163,12 +181,16 @@ class OpenAIModel:
         if self._client is None:
             import openai
 
+            from agent.models.openai.transport import ModelHTTPClient
+
             self._closed = False
+            self._http = ModelHTTPClient(timeout=self.timeout, request_timeout=self.request_timeout)
             self._client = openai.OpenAI(
                 api_key=self._api_key or LOCAL_DUMMY_KEY,
                 base_url=self.base_url,
                 timeout=self.timeout,
                 max_retries=0,
+                http_client=self._http,
             )
         return self._client
 
@@ -194,7 +216,6 @@ class OpenAIModel:
         progress: list[bool],
     ) -> Iterator[Chunk]:
         stream = client.chat.completions.create(**self._request(messages, tools))
-        self._active = stream
         assembler = StreamAssembler(clock=self._clock)
         try:
             for chunk in stream:
@@ -210,7 +231,6 @@ class OpenAIModel:
             if rest:
                 yield Delta(rest)
         finally:
-            self._active = None
             stream.close()
         yield assembler.reply(messages, tools, self._new_id)
 
@@ -244,15 +264,6 @@ class OpenAIModel:
         import openai
 
         return (openai.OpenAIError, json.JSONDecodeError)
-
-
-def _shutdown(response: Any) -> None:
-    """Shut the response's socket down: unlike close(), this wakes a thread blocked reading it."""
-    stream = getattr(response, "extensions", {}).get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
 
 
 def _wire(message: Message) -> dict[str, Any]:

@@ -1,0 +1,183 @@
+"""The HTTP client under the SDK: kept connections, a deadline per request, a shutdown.
+
+- **One connection for a run.** The SDK stops reading a stream at `data: [DONE]` and
+  closes the response before the body's last bytes are read, which throws the
+  connection away: every streamed step opened a new one. We read on to the end of the
+  body first, so the pool keeps it. A server that does not end the body promptly after
+  `[DONE]` only loses the connection (after `DRAIN_S`), never the reply.
+- **A deadline per request.** The timeout bounds each wait for data, so a server that
+  sends keep-alive comments forever never trips it. Every piece of a body is checked
+  against the request's deadline, which ends such a stream with `DeadlineExceeded`.
+- **A shutdown that wakes readers.** Closing a socket does not wake a thread blocked
+  reading it; shutting it down does. Every socket the client opens is remembered
+  (weakly), so a cancel ends a stalled stream or a non-streamed request at once.
+
+Imported only when a model first connects, like `openai` itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import socket
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx2
+import openai
+
+DRAIN_S = 1.0
+"""How long the end of a finished stream's body may take before the connection is dropped."""
+
+DRAIN_BYTES = 65536
+"""How much a server may send after `[DONE]` before the connection is dropped instead."""
+
+_DONE = re.compile(rb"data: ?\[DONE\]\s*$")
+_TAIL = 32  # enough bytes of the stream to see `data: [DONE]` split across pieces
+_CONNECTED = {"connection.connect_tcp.complete", "connection.connect_unix_socket.complete"}
+
+
+class DeadlineExceeded(httpx2.ReadTimeout):
+    """A request was still going at its deadline."""
+
+
+class ModelHTTPClient(openai.DefaultHttpxClient):
+    """The SDK's default HTTP client, plus the deadline, the kept connections and `shutdown`."""
+
+    def __init__(
+        self,
+        *,
+        request_timeout: float | None,
+        clock: Callable[[], float] = time.monotonic,
+        **options: Any,
+    ) -> None:
+        """Args:
+        request_timeout: seconds a whole request may take, the reply included; None: no limit.
+        clock: monotonic seconds.
+        options: passed to `httpx2.Client` (e.g. `timeout`).
+        """
+        super().__init__(**options)
+        self.request_timeout = request_timeout
+        self._clock = clock
+        self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
+        self._lock = threading.Lock()
+
+    def send(
+        self, request: httpx2.Request, *, stream: bool = False, **kwargs: Any
+    ) -> httpx2.Response:
+        """Send `request`; its body is read through the deadline and drain checks."""
+        deadline = None
+        if self.request_timeout is not None:
+            deadline = self._clock() + self.request_timeout
+        request.extensions = {**request.extensions, "trace": self._tracer(request.extensions)}
+        response = super().send(request, stream=True, **kwargs)
+        body = _Body(response, deadline=deadline, limit=self.request_timeout, clock=self._clock)
+        response.stream = body
+        try:
+            body.check()  # the headers alone may have taken too long
+            if not stream:
+                response.read()
+        except BaseException:
+            response.close()
+            raise
+        return response
+
+    def shutdown(self) -> None:
+        """Shut down every socket this client opened: any thread reading one fails at once."""
+        with self._lock:
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shutdown(sock)
+
+    def _tracer(self, extensions: dict[str, Any]) -> Callable[[str, dict[str, Any]], None]:
+        """The httpcore trace hook: remembers each new connection's socket."""
+        outer = extensions.get("trace")
+
+        def trace(name: str, info: dict[str, Any]) -> None:
+            if name in _CONNECTED:
+                stream = info.get("return_value")
+                sock = stream.get_extra_info("socket") if stream is not None else None
+                if isinstance(sock, socket.socket):
+                    with self._lock:
+                        self._sockets.add(sock)
+            if outer is not None:
+                outer(name, info)
+
+        return trace
+
+    def __del__(self) -> None:
+        # Like the SDK's own client: pooled connections are closed, not left to the GC.
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+class _Body(httpx2.SyncByteStream):
+    """A response body read through the deadline check and, after `[DONE]`, to its end."""
+
+    def __init__(
+        self,
+        response: httpx2.Response,
+        *,
+        deadline: float | None,
+        limit: float | None,
+        clock: Callable[[], float],
+    ) -> None:
+        self._response = response
+        self._inner = response.stream
+        self._deadline = deadline
+        self._limit = limit
+        self._clock = clock
+
+    def check(self) -> None:
+        """Raise `DeadlineExceeded` if the request's deadline has passed."""
+        if self._deadline is not None and self._clock() > self._deadline:
+            raise DeadlineExceeded(
+                f"no complete reply within {self._limit:g} s", request=self._response.request
+            )
+
+    def __iter__(self) -> Iterator[bytes]:
+        assert isinstance(self._inner, httpx2.SyncByteStream)
+        pieces = iter(self._inner)
+        tail = b""
+        for piece in pieces:
+            self.check()
+            tail = (tail + piece)[-_TAIL:]
+            if _DONE.search(tail):
+                yield piece + self._drain(pieces)
+                return
+            yield piece
+
+    def close(self) -> None:
+        assert isinstance(self._inner, httpx2.SyncByteStream)
+        self._inner.close()
+
+    def _drain(self, pieces: Iterator[bytes]) -> bytes:
+        """The rest of a finished stream's body, read so the connection can be reused."""
+        network = self._response.extensions.get("network_stream")
+        sock = network.get_extra_info("socket") if network is not None else None
+        guard = threading.Timer(DRAIN_S, _shutdown, [sock]) if sock is not None else None
+        if guard is not None:
+            guard.daemon = True
+            guard.start()
+        rest: list[bytes] = []
+        size = 0
+        try:
+            for piece in pieces:
+                rest.append(piece)
+                size += len(piece)
+                if size > DRAIN_BYTES:
+                    break
+        except httpx2.HTTPError:
+            pass  # the reply is whole; only the connection is lost
+        finally:
+            if guard is not None:
+                guard.cancel()
+        return b"".join(rest)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
