@@ -92,7 +92,7 @@ def main_callback(
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
 ) -> None:
-    """Open the TUI (no question yet). Commands: ask, tui, replay."""
+    """Open the TUI (no question yet). Commands: ask, tui, eval, replay."""
     if ctx.invoked_subcommand is None:
         _open_tui(Options.from_context(ctx), None)
 
@@ -267,6 +267,63 @@ def _print_answer(answer: str) -> None:
         Console().print(Markdown(answer))
     else:
         sys.stdout.write(answer.rstrip("\n") + "\n")
+
+
+@app.command("eval")
+def eval_(
+    ctx: typer.Context,
+    questions: Annotated[
+        Path,
+        typer.Argument(metavar="QUESTIONS.jsonl", help="A question set: one JSON object per line."),
+    ],
+    docs: Docs = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
+    max_tokens: MaxTokens = None,
+    trace_dir: TraceDir = None,
+    no_stream: NoStream = False,
+    timeout: Timeout = DEFAULT_TIMEOUT,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            metavar="N",
+            min=1,
+            help="Questions run at once [default: 1 offline, 4 for an endpoint].",
+            show_default=False,
+        ),
+    ] = None,
+    min_hit: Annotated[
+        float | None,
+        typer.Option(
+            "--min-hit",
+            metavar="RATE",
+            min=0.0,
+            max=1.0,
+            help="Exit 1 when the evidence hit rate is under RATE (0 to 1, e.g. 0.9).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of the table.")
+    ] = False,
+) -> None:
+    """Score a question set: evidence hits, terms, declines, steps, tokens and time."""
+    from tui.evaluate import evaluate
+
+    try:
+        config, notice = make_config(Options.from_context(ctx))
+        if notice:
+            typer.echo(notice, err=True)
+        code = evaluate(
+            config, questions, concurrency=concurrency, min_hit=min_hit, as_json=as_json
+        )
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except ModelError as exc:
+        raise _fail(str(exc), EXIT_ERROR) from None
+    raise typer.Exit(code)
 
 
 @app.command()
