@@ -314,10 +314,13 @@ def eval_(
 
     try:
         config, notice = make_config(Options.from_context(ctx))
-        if notice:
-            typer.echo(notice, err=True)
         code = evaluate(
-            config, questions, concurrency=concurrency, min_hit=min_hit, as_json=as_json
+            config,
+            questions,
+            concurrency=concurrency,
+            min_hit=min_hit,
+            as_json=as_json,
+            notice=notice,
         )
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None

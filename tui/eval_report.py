@@ -76,7 +76,8 @@ def summary_lines(summary: Summary, traces: Path | None = None) -> list[str]:
         f"{summary.no_answer} without an answer",
     ]
     if n:
-        per = [f"{summary.steps / n:.1f} steps", f"{summary.tokens / n:,.0f} tokens"]
+        mark = "≈" if summary.tokens_estimated else ""
+        per = [f"{summary.steps / n:.1f} steps", f"{mark}{summary.tokens / n:,.0f} tokens"]
         counts.append(" ".join([", ".join(per), f"and {summary.seconds / n:.2f} s a question"]))
     if traces is not None:
         counts.append(f"traces: {traces}")
@@ -108,6 +109,7 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
         "agreement": _rate(summary.agreement),
         "steps": summary.steps,
         "tokens": summary.tokens,
+        "tokens_estimated": summary.tokens_estimated,
         "seconds": summary.seconds,
     }
     return data

@@ -85,13 +85,15 @@ def evaluate(
     concurrency: int | None = None,
     min_hit: float | None = None,
     as_json: bool = False,
+    notice: str | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
     """Run the question set and print its scores; the exit code.
 
     Raises ConfigError (and ModelError) before anything runs when the question set,
-    its evidence, the docs or the model cannot be used.
+    its evidence, the docs or the model cannot be used; `notice` (the offline fallback)
+    is printed once they can.
     """
     out, err = out or sys.stdout, err or sys.stderr
     questions = load_questions(questions_file)
@@ -103,6 +105,8 @@ def evaluate(
     if min_hit is not None and not any(q.evidence for q in questions):
         raise ConfigError(f"--min-hit needs questions with evidence; {questions_file} has none")
     build_agent(config)  # fails here, once, if the model cannot be used
+    if notice:
+        err.write(notice + "\n")
     traces = eval_trace_dir(config.trace_dir, questions_file)
     run = EvalRun(
         make_agent=lambda: build_agent(config),

@@ -129,6 +129,7 @@ class Summary:
     groups_agreeing: int
     steps: int
     tokens: int
+    tokens_estimated: bool
     seconds: float
 
     @property
@@ -171,5 +172,6 @@ def summarise(results: Sequence[QuestionResult]) -> Summary:
         groups_agreeing=sum(len(set(scores)) == 1 for scores in worded),
         steps=sum(r.steps for r in results),
         tokens=sum(r.tokens for r in results),
+        tokens_estimated=any(r.tokens_estimated for r in results),
         seconds=round(sum(r.seconds for r in results), 3),
     )
