@@ -44,9 +44,9 @@ def results_table(results: list[QuestionResult]) -> Table:
     table = Table(box=None, pad_edge=False, header_style="bold")
     table.add_column("question", no_wrap=True, overflow="ellipsis", min_width=12)
     table.add_column("result", no_wrap=True)
-    table.add_column("cites", no_wrap=True, overflow="ellipsis", min_width=8)
-    for name in ("terms", "steps", "tokens", "s"):
-        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("cites", no_wrap=True, overflow="ellipsis", min_width=8, max_width=52)
+    for name, width in (("terms", 5), ("steps", 5), ("tokens", 7), ("s", 4)):
+        table.add_column(name, justify="right", no_wrap=True, min_width=width)
     for result in results:
         terms = result.question.must_mention
         table.add_row(

@@ -30,7 +30,7 @@ ENDPOINT_CONCURRENCY = 4
 """Questions run at once against an endpoint; the offline and script models run one at a time
 (they work on this machine's CPU, so more threads would not finish sooner)."""
 
-REPORT_WIDTH = 120
+REPORT_WIDTH = 132
 """Columns of the table when stdout is not a terminal."""
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
