@@ -14,7 +14,7 @@ from pathlib import Path
 from agent.errors import AgentError
 from agent.eval.questions import Question
 from agent.eval.scoring import QuestionResult, score
-from agent.events import Totals
+from agent.events import Event, Totals
 from agent.loop import Agent
 from agent.session import Session
 from agent.tools.citations import find_citations
@@ -62,16 +62,16 @@ class EvalRun:
             trace_dir=self.trace_dir,
             trace_path=self.trace_dir / trace_name(index, question),
         )
-        events = session.ask(question.question, cancel=cancel)
+        events: list[Event] = []
         try:
-            for _ in events:
-                pass
+            for event in session.ask(question.question, cancel=cancel):
+                events.append(event)  # kept for the citation check: what the run read
         except AgentError:
             pass  # the run's final event carries the error
         finished = session.last_finished or Totals().finish(
             "cancelled", elapsed_s=0.0, error="interrupted"
         )
-        citations = find_citations(finished.answer or "", self.corpus)
+        citations = find_citations(finished.answer or "", self.corpus, events)
         return score(question, finished, citations, trace=session.last_trace)
 
     def results(self, questions: Sequence[Question]) -> Generator[QuestionResult, None, None]:

@@ -73,6 +73,8 @@ def test_each_question_runs_in_its_own_session_with_its_own_trace(
     assert seen == ["replay", "upgrade", "bread"]
     assert [r.outcome for r in results] == ["hit", "miss", "answered"]
     assert [r.mentioned for r in results] == [("docsagent replay",), (), ()]
+    # each citation is checked against what that run read
+    assert [(c.valid, c.read) for r in results for c in r.citations] == [(True, True)] * 3
     assert [r.steps for r in results] == [2, 2, 2]
     names = sorted(p.name for p in (tmp_path / "t").iterdir())
     assert names == ["001-replay.jsonl", "002-upgrade.jsonl", "003-bread.jsonl"]

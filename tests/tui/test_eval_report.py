@@ -48,7 +48,10 @@ def finished(answer: str | None, stop: StopReason = "answered", tokens: int = 12
 
 
 def results() -> list[QuestionResult]:
-    cited = [Citation("advanced/timeouts.md", 45, 61, True), Citation("api.md", 1, 2, True)]
+    cited = [
+        Citation("advanced/timeouts.md", 45, 61, True, read=True, quoted=True),
+        Citation("api.md", 1, 2, True),
+    ]
     return [
         score(ASKED, finished("connect and pool"), cited, trace=Path("t/001.jsonl")),
         score(TERSE, finished("Not covered."), []),
@@ -130,8 +133,15 @@ def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
         "mentioned": ["connect", "pool"],
         "missing": [],
         "citations": [
-            {"path": "advanced/timeouts.md", "start": 45, "end": 61, "valid": True},
-            {"path": "api.md", "start": 1, "end": 2, "valid": True},
+            {
+                "path": "advanced/timeouts.md",
+                "start": 45,
+                "end": 61,
+                "valid": True,
+                "read": True,
+                "quoted": True,
+            },
+            {"path": "api.md", "start": 1, "end": 2, "valid": True, "read": False, "quoted": False},
         ],
         "answer": "connect and pool",
         "steps": 3,
