@@ -187,3 +187,16 @@ def test_bad_input_exits_2(docs: Path, tmp_path: Path, args: list[str], message:
     code, _, err = run_eval(*args, "--docs", str(docs))
     assert code == 2
     assert message in err
+
+
+def test_an_unwritable_trace_folder_exits_2_before_any_run(docs: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder")
+    traces = blocker / "traces"
+    code, out, err = run_eval(
+        question_file(tmp_path), "--docs", str(docs), "--trace-dir", str(traces)
+    )
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [f"docsagent: cannot write traces in {traces}: Not a directory"]
+    assert "[1/3]" not in err

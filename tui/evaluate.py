@@ -105,9 +105,9 @@ def evaluate(
     if min_hit is not None and not any(q.evidence for q in questions):
         raise ConfigError(f"--min-hit needs questions with evidence; {questions_file} has none")
     build_agent(config)  # fails here, once, if the model cannot be used
+    traces = eval_trace_dir(config.trace_dir, questions_file)
     if notice:
         err.write(notice + "\n")
-    traces = eval_trace_dir(config.trace_dir, questions_file)
     run = EvalRun(
         make_agent=lambda: build_agent(config),
         corpus=corpus,

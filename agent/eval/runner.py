@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from agent.errors import AgentError
+from agent.errors import AgentError, ConfigError
 from agent.eval.questions import Question
 from agent.eval.scoring import QuestionResult, score
 from agent.events import Event, Totals
@@ -22,13 +22,26 @@ from agent.tools.corpus import Corpus
 
 
 def eval_trace_dir(trace_dir: Path, questions: Path, now: datetime | None = None) -> Path:
-    """The folder for one eval run's traces: `eval-<time>-<question file>` in `trace_dir`.
+    """A new folder for one eval run's traces, `eval-<time>-<question file>` in `trace_dir`.
 
-    A folder of its own keeps a run's traces together and out of the recent-traces list.
+    A folder of its own keeps a run's traces together and out of the recent-traces list;
+    a second run in the same second gets `-2`. Raises ConfigError when it cannot be made.
     """
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     slug = re.sub(r"[^a-z0-9]+", "-", questions.stem.lower()).strip("-") or "questions"
-    return Path(trace_dir) / f"eval-{stamp}-{slug}"
+    base = Path(trace_dir) / f"eval-{stamp}-{slug}"
+    for n in range(1, 100):
+        folder = base if n == 1 else base.with_name(f"{base.name}-{n}")
+        try:
+            folder.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot write traces in {trace_dir}: {exc.strerror or exc}"
+            ) from None
+        return folder
+    raise ConfigError(f"cannot make a new trace folder beside {base}")
 
 
 def trace_name(index: int, question: Question) -> str:

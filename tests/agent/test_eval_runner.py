@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config, build_agent
+from agent.errors import ConfigError
 from agent.eval.questions import Evidence, Question
 from agent.eval.runner import EvalRun, eval_trace_dir, run_questions, trace_name
 from agent.loop import Agent
@@ -167,11 +168,22 @@ def test_stopping_early_cancels_the_runs_still_going(docs: Path, tmp_path: Path)
     assert trace.events[-1].stop_reason == "cancelled"  # type: ignore[attr-defined]
 
 
-def test_trace_names_sort_in_question_order_and_eval_runs_get_a_folder() -> None:
-    assert (
-        trace_name(7, Question(question="q", id="Timeouts / terse")) == "007-timeouts-terse.jsonl"
-    )
-    folder = eval_trace_dir(
-        Path("traces"), Path("sets/httpx docs.jsonl"), datetime(2025, 3, 14, 9, 30, 15)
-    )
-    assert folder == Path("traces/eval-20250314-093015-httpx-docs")
+def test_trace_names_sort_in_question_order() -> None:
+    question = Question(question="q", id="Timeouts / terse")
+    assert trace_name(7, question) == "007-timeouts-terse.jsonl"
+
+
+def test_each_eval_run_gets_a_new_trace_folder(tmp_path: Path) -> None:
+    when = datetime(2025, 3, 14, 9, 30, 15)
+    first = eval_trace_dir(tmp_path / "traces", Path("sets/httpx docs.jsonl"), when)
+    again = eval_trace_dir(tmp_path / "traces", Path("sets/httpx docs.jsonl"), when)
+    assert first == tmp_path / "traces" / "eval-20250314-093015-httpx-docs"
+    assert again == tmp_path / "traces" / "eval-20250314-093015-httpx-docs-2"
+    assert first.is_dir() and again.is_dir()
+
+
+def test_an_unwritable_trace_folder_is_a_config_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ConfigError, match=f"^cannot write traces in {blocker}: "):
+        eval_trace_dir(blocker, Path("q.jsonl"))
