@@ -92,7 +92,7 @@ def main_callback(
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
 ) -> None:
-    """Open the TUI (no question yet). Commands: ask, tui, eval, replay."""
+    """Open the TUI (no question yet). Commands: ask, tui, replay."""
     if ctx.invoked_subcommand is None:
         _open_tui(Options.from_context(ctx), None)
 
