@@ -18,7 +18,7 @@ STOP = set(
     "a an and are as at be by can do does for from how i in is it my of on or the to what "
     "when where which why with you your".split()
 )
-RULE = re.compile(r"^([=\-~^\"'*+#`:.])\1{2,}\s*$")
+RULE = re.compile(r"^([=\-~^\"'*+#])\1{2,}\s*$")  # not ` (a code fence)
 
 
 def words(text: str) -> list[str]:
@@ -52,8 +52,9 @@ class BM25:
     def __init__(self, corpus: Corpus, k1: float = 1.2, b: float = 0.75) -> None:
         self.sections = sections(corpus)
         self.counts = [Counter(ws) for *_, ws in self.sections]
+        self.sizes = [len(ws) for *_, ws in self.sections]
         self.df = Counter(w for counts in self.counts for w in counts)
-        self.avg = sum(len(ws) for *_, ws in self.sections) / max(1, len(self.sections))
+        self.avg = sum(self.sizes) / max(1, len(self.sizes))
         self.k1, self.b, self.n = k1, b, len(self.sections)
 
     def top(self, query: str, k: int = 3) -> list[tuple[str, int, int]]:
@@ -61,7 +62,7 @@ class BM25:
         terms = set(words(query))
         scores = []
         for i, counts in enumerate(self.counts):
-            norm = self.k1 * (1 - self.b + self.b * sum(counts.values()) / self.avg)
+            norm = self.k1 * (1 - self.b + self.b * self.sizes[i] / self.avg)
             score = sum(
                 math.log(1 + (self.n - self.df[t] + 0.5) / (self.df[t] + 0.5))
                 * counts[t] * (self.k1 + 1) / (counts[t] + norm)
