@@ -5,7 +5,14 @@ from collections import defaultdict
 import pytest
 
 from agent import load_questions
-from tests.eval.sets import BENCH_SETS, HELDOUT_SETS, drift, locate, question_file
+from tests.eval.sets import (
+    BENCH_SETS,
+    HELDOUT_SETS,
+    WRITTEN_FOR,
+    drift,
+    locate,
+    question_file,
+)
 
 ALL_SETS = BENCH_SETS + HELDOUT_SETS
 WORDINGS = ["asked", "terse", "context"]
@@ -50,4 +57,6 @@ def test_debian_doc_sets_match_when_installed(name: str) -> None:
     docs = locate((name,), install=False).get(name)
     if docs is None:
         pytest.skip(f"the {name} docs are not installed (tests/eval/fetch_docs.sh {name})")
+    if docs != WRITTEN_FOR[name]:
+        pytest.skip(f"the {name} set counts lines of {WRITTEN_FOR[name]}, not {docs}")
     assert drift(load_questions(question_file(name)), docs) == []
