@@ -50,9 +50,9 @@ def results_table(results: list[QuestionResult]) -> Table:
     for result in results:
         terms = result.question.must_mention
         table.add_row(
-            result.question.id,
+            Text(result.question.id),  # Text: a "[" in an id is not markup
             _outcome(result),
-            _cited(result),
+            Text(_cited(result)),
             f"{len(result.mentioned)}/{len(terms)}" if terms else "",
             str(result.steps),
             ("≈" if result.tokens_estimated else "") + f"{result.tokens:,}",

@@ -65,7 +65,7 @@ def progress(total: int, err: TextIO) -> Iterator[Callable[[QuestionResult], Non
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         console=Console(file=err),
         transient=True,
     )

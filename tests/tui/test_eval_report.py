@@ -154,3 +154,11 @@ def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
     assert [r["outcome"] for r in report["results"]] == ["hit", "false decline", "no answer"]
     assert report["results"][2]["hit"] is None
     assert report["results"][2]["base"] is None
+
+
+def test_ids_are_shown_as_written_not_as_markup() -> None:
+    question = Question(question="q", id="[bold]loud[/bold]", answerable=False)
+    declined = score(question, finished("No."), [])
+    out = io.StringIO()
+    Console(file=out, width=80).print(results_table([declined]))
+    assert out.getvalue().splitlines()[1].startswith("[bold]loud[/bold]  declined")
