@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.trace import read_trace
+from tests.chatserver import MODEL, ChatServer, Reply
 from tui.cli import app
 
 QUESTIONS = [
@@ -200,3 +201,26 @@ def test_an_unwritable_trace_folder_exits_2_before_any_run(docs: Path, tmp_path:
     assert out == ""
     assert err.splitlines() == [f"docsagent: cannot write traces in {traces}: Not a directory"]
     assert "[1/3]" not in err
+
+
+def test_eval_against_an_endpoint_counts_the_servers_tokens(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    chat_server.push(*[Reply(content="Run `docsagent replay FILE` (replay.md:3-4).")] * 3)
+    code, out, err = run_eval(
+        question_file(tmp_path),
+        "--docs",
+        str(docs),
+        "--model",
+        MODEL,
+        "--base-url",
+        chat_server.base_url,
+        "--json",
+    )
+    assert code == 0, err
+    assert len(chat_server.requests) == 3
+    report = json.loads(out)
+    assert [r["outcome"] for r in report["results"]] == ["hit", "miss", "answered"]
+    assert [(r["tokens"], r["tokens_estimated"]) for r in report["results"]] == [(15, False)] * 3
+    assert "sk-test-eval" not in out + err
