@@ -139,6 +139,9 @@ class HoldsUpgrades:
 
     name = "holds"
 
+    def __init__(self, holding: threading.Event) -> None:
+        self.holding = holding  # set once an upgrade question is being held
+
     def query(
         self,
         messages: Sequence[Message],
@@ -147,6 +150,7 @@ class HoldsUpgrades:
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         if "upgrade" in (messages[-1].content or "") and cancel is not None:
+            self.holding.set()
             cancel.wait(timeout=10)  # the test fails if it is never cancelled
             return
         yield from ScriptedModel([reply("Quick (replay.md:3-3).")]).query(messages, tools)
@@ -154,14 +158,18 @@ class HoldsUpgrades:
 
 def test_stopping_early_cancels_the_runs_still_going(docs: Path, tmp_path: Path) -> None:
     corpus = Corpus.open(docs)
+    holding = threading.Event()
     run = EvalRun(
-        make_agent=lambda: Agent(HoldsUpgrades(), docs_registry(), context=[DocsContext(corpus)]),
+        make_agent=lambda: Agent(
+            HoldsUpgrades(holding), docs_registry(), context=[DocsContext(corpus)]
+        ),
         corpus=corpus,
         trace_dir=tmp_path / "t",
         concurrency=2,
     )
     results = run.results([REPLAY, UPGRADE])
     assert next(results).question.id == "replay"
+    assert holding.wait(timeout=10)  # the upgrade question is running
     results.close()
     trace = read_trace(tmp_path / "t" / "002-upgrade.jsonl")
     assert trace.complete
