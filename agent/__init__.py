@@ -11,6 +11,7 @@ from agent.config import (
     build_model,
     default_docs,
     default_trace_dir,
+    open_docs,
 )
 from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, OFFLINE
 from agent.errors import (
@@ -45,10 +46,18 @@ from agent.observation import RunResult, truncate
 from agent.pricing import estimate_cost, parse_prices
 from agent.rerun import RerunReport
 from agent.rerun import rerun as rerun_trace
+from agent.search import DocsIndex, Hit, IndexReport
 from agent.session import Session
 from agent.tools.citations import Citation, find_citations
 from agent.tools.corpus import Corpus
-from agent.tools.docs import DocsContext, docs_registry, grep_docs, list_docs, read_doc
+from agent.tools.docs import (
+    DocsContext,
+    docs_registry,
+    grep_docs,
+    list_docs,
+    read_doc,
+    search_docs,
+)
 from agent.tools.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
 from agent.trace import (
     Trace,
@@ -74,8 +83,11 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "Delta",
     "DocsContext",
+    "DocsIndex",
     "EXPORT_FORMATS",
     "Event",
+    "Hit",
+    "IndexReport",
     "Message",
     "MessageAppended",
     "Model",
@@ -121,11 +133,13 @@ __all__ = [
     "find_citations",
     "grep_docs",
     "list_docs",
+    "open_docs",
     "parse_prices",
     "read_doc",
     "read_trace",
     "recent_traces",
     "rerun_trace",
+    "search_docs",
     "tool",
     "trace_header",
     "truncate",
