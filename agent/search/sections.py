@@ -205,7 +205,7 @@ def _titled(
             return _heading(levels, ("over", over[1]), text, n, n + 2)
         long_rule = len(line.strip()) >= RULE_MIN and over[1] in "=-*#~"
         if rules and text and long_rule and not title.startswith((" ", "\t")):
-            return _heading(levels, ("rule", over[1]), text, n + 1, n + 1)
+            return _heading(levels, ("rule", over[1]), text, n, n + 1)
         return None
     if over or not line.strip() or line.startswith((" ", "\t")) or not before_blank:
         return None

@@ -80,7 +80,8 @@ def skipped_summary(skipped: Mapping[str, str], examples: int = 3) -> str:
     parts = []
     for reason, paths in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
         if reason == "unknown type":
-            kinds = Counter(_kind(rel) for rel in paths).most_common()
+            counted = Counter(_kind(rel) for rel in paths)
+            kinds = sorted(counted.items(), key=lambda item: (-item[1], item[0]))
             names, label = [f"{n} {kind}" for kind, n in kinds], "of unknown type"
         else:
             names, label = paths, reason

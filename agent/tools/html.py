@@ -121,7 +121,8 @@ class _Reader(HTMLParser):
             self._flush(out)
             out.lines.extend(lines)
 
-    def _flush(self, out: _Out) -> None:
+    def _flush(self, out: _Out, *, gap: bool = True) -> None:
+        """Write the gathered words as a paragraph (`gap`: and a blank line after it)."""
         text = " ".join("".join(out.words).split())
         out.words.clear()
         if not text:
@@ -134,7 +135,7 @@ class _Reader(HTMLParser):
             indent = "  " * (len(self.lists) - 1)
             out.lines.extend(_wrap(text, indent + "- ", indent + "  "))
         else:
-            out.lines.extend([*_wrap(text, "", ""), ""])
+            out.lines.extend([*_wrap(text, "", ""), ""] if gap else _wrap(text, "", ""))
 
     def _block(self) -> None:
         for out in self._outs():
@@ -234,8 +235,8 @@ class _Reader(HTMLParser):
         if tag == "br":
             if self.pre is not None:
                 self.pre.append("\n")
-            else:
-                self._block()
+            for out in self._outs():
+                self._flush(out, gap=False)
         elif tag == "hr":
             self._write("")
 
