@@ -19,6 +19,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -98,13 +99,29 @@ def connect_file(path: Path) -> sqlite3.Connection:
         path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
     )
     try:
-        conn.execute("PRAGMA journal_mode = WAL")
+        _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA user_version").fetchone()  # fails here if it is not a database
     except sqlite3.Error:
         conn.close()
         raise
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, so readers never wait for a writer; fails if it is not a database.
+
+    The switch takes an exclusive lock without waiting on the busy timeout, so two
+    processes creating the file at once may see "locked": try again, for a while.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            return  # WAL, or the mode this file system allows (locking still holds)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def connect_memory() -> sqlite3.Connection:
@@ -136,9 +153,10 @@ def update(conn: sqlite3.Connection, source: DocSource, progress: Progress | Non
 def _stats(source: DocSource) -> dict[str, tuple[int, int]]:
     """Each doc's (mtime in ns, size); a doc that vanished since the scan is left out."""
     found = {}
+    root = str(source.root)
     for rel in source.paths():
         try:
-            stat = os.stat(source.root / rel)
+            stat = os.stat(os.path.join(root, rel))  # not pathlib: this runs for every doc
         except OSError:
             continue
         found[rel] = (stat.st_mtime_ns, stat.st_size)

@@ -246,9 +246,9 @@ def test_two_processes_opening_one_index_at_once(tmp_path: Path) -> None:
         out, err = child.communicate(timeout=60)
         assert child.returncode == 0, err
         results.append(json.loads(out))
-    assert sorted(r["added"] for r in results) == [0, 300]  # one indexed, one found it done
-    assert all(r["notice"] is None for r in results)
-    assert all((r["docs"], r["sections"]) == (300, 300) for r in results)
+    assert sorted(r["added"] for r in results) == [0, 300], results  # one did it, one found it done
+    assert all(r["notice"] is None for r in results), results
+    assert all((r["docs"], r["sections"]) == (300, 300) for r in results), results
     assert (
         results[0]["hits"]
         == results[1]["hits"]
