@@ -57,7 +57,9 @@ def doc_suffix(name: str) -> str | None:
 def is_generated(rel: str) -> bool:
     """Whether a relative path is a docs builder's index, search page or source copy."""
     parts = rel.lower().split("/")
-    return parts[-1] in GENERATED or any(part in GENERATED_FOLDERS for part in parts[:-1])
+    name = parts[-1].removesuffix(".gz")
+    split_index = name.startswith("genindex-")  # Sphinx's index, one page per letter
+    return name in GENERATED or split_index or any(p in GENERATED_FOLDERS for p in parts[:-1])
 
 
 def not_a_doc(rel: str) -> str | None:

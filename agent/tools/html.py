@@ -9,7 +9,10 @@ are joined with ` | `.
 
 from __future__ import annotations
 
+import html
+import re
 import textwrap
+from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -50,12 +53,41 @@ CLOSED_BY = {  # an open element that a new start tag of these kinds closes (HTM
 }
 
 
+_SKIPPED = re.compile(r"<(script|style|svg|noscript|template)\b.*?</\1\s*>", re.S | re.I)
+_PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre\s*>)", re.S | re.I)
+_BR = re.compile(r"<br\s*/?>", re.I)
+_TAG = re.compile(r"<[^>]*>")
+_ATTRS = r"""(?:[^>"']|"[^"]*"|'[^']*')*"""
+_HEADERLINK = re.compile(r"<a\b[^>]*\bheaderlink\b[^>]*>.*?</a\s*>", re.S | re.I)
+_INLINE = re.compile(
+    rf"</?(?:span|a|em|strong|b|i|abbr|cite|small|sup|sub|kbd|var|samp|dfn|mark|u|s)\b{_ATTRS}>",
+    re.I,
+)
+
+
 def html_lines(page: str) -> list[str]:
     """The text lines of an HTML page."""
     reader = _Reader()
-    reader.feed(page)
+    reader.feed(_simplified(page))
     reader.close()
     return reader.lines()
+
+
+def _simplified(page: str) -> str:
+    """The page without scripts, styles, heading links (¶) and inline tags (`<span>`,
+    `<a>`, `<em>`, ...), and with each `<pre>` as plain text.
+
+    All are cheap to do with patterns and costly for the parser: highlighted code is a
+    tag per word, and prose a tag every few words; none of them changes the text.
+    """
+    page = _SKIPPED.sub("", page)
+    page = _PRE.sub(lambda m: m[1] + _plain(m[2]) + m[3], page)
+    return _INLINE.sub("", _HEADERLINK.sub("", page))
+
+
+def _plain(markup: str) -> str:
+    text = html.unescape(_TAG.sub("", _BR.sub("\n", markup)))
+    return html.escape(text, quote=False)
 
 
 def _wrap(text: str, first: str, rest: str) -> list[str]:
@@ -88,6 +120,7 @@ class _Reader(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.stack: list[_Open] = []
+        self.open_tags: Counter[str] = Counter()  # tags in `stack`, to skip stray end tags fast
         self.dropping = 0  # open elements that drop what they hold
         self.in_content = 0  # open elements that mark the content
         self.everything, self.content = _Out(), _Out()
@@ -161,6 +194,7 @@ class _Reader(HTMLParser):
         if tag in BLOCK_TAGS:
             self._block()
         self.stack.append(_Open(tag, dropped, content))
+        self.open_tags[tag] += 1
         self.dropping += dropped
         self.in_content += content
         self._opened(tag)
@@ -185,10 +219,11 @@ class _Reader(HTMLParser):
             self._data("`")
 
     def handle_endtag(self, tag: str) -> None:
-        if not any(o.tag == tag for o in self.stack):
+        if not self.open_tags[tag]:
             return  # a stray end tag
         while self.stack:
             opened = self.stack.pop()
+            self.open_tags[opened.tag] -= 1
             self._closed(opened)
             if opened.tag == tag:
                 break

@@ -177,6 +177,7 @@ def test_which_names_are_docs() -> None:
     assert not_a_doc("logo.png") == "unknown type"
     assert not_a_doc("changelog.gz") == "unknown type"
     assert not_a_doc("genindex.html") == "generated"
+    assert not_a_doc("api/genindex-all.html") == "generated"
     assert not_a_doc("_sources/intro.rst.txt") == "generated"
 
 
