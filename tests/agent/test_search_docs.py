@@ -97,3 +97,14 @@ def test_open_docs_builds_a_lazy_index_in_the_cache_folder(docs: Path, tmp_path:
     assert opened.index is not None and not (tmp_path / "cache").exists()  # nothing opened yet
     assert opened.index.prepare().docs == 2
     assert (tmp_path / "cache").is_dir()
+
+
+def test_the_manual_shows_what_search_docs_really_prints() -> None:
+    manual = Path(__file__).resolve().parents[2] / "data" / "manual"
+    page = (manual / "formats-and-search.md").read_text()
+    shown = page.split('Asked "How do I cancel a running\nquestion?" over this manual')[1]
+    example = shown.split("```\n")[1]
+    output, _ = search(
+        DocsContext(Corpus.open(manual)), query="How do I cancel a running question?", limit=2
+    )
+    assert output + "\n" == example
