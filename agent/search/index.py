@@ -12,7 +12,8 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +85,7 @@ class DocsIndex:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._report: IndexReport | None = None
+        self._closer: Callable[[], object] | None = None  # a weakref.finalize
 
     @property
     def location(self) -> Path | None:
@@ -112,8 +114,13 @@ class DocsIndex:
                 location = None
         if location is None:
             conn = store.connect_memory()
-            changes = store.update(conn, self.source, progress)
+            try:
+                changes = store.update(conn, self.source, progress)
+            except BaseException:  # interrupted: nothing is kept
+                conn.close()
+                raise
         self._conn = conn
+        self._closer = weakref.finalize(self, conn.close)  # closed with the index, or at exit
         docs, sections = self._counts()
         seconds = round(time.monotonic() - began, 3)
         return IndexReport(docs, sections, changes, seconds, location, notice)
@@ -237,9 +244,9 @@ class DocsIndex:
     def close(self) -> None:
         """Close the database (a later search opens it again)."""
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-            self._conn, self._report = None, None
+            if self._closer is not None:
+                self._closer()
+            self._conn, self._report, self._closer = None, None, None
 
 
 def _bm25() -> str:

@@ -50,12 +50,12 @@ class Corpus:
             rel = file.relative_to(self.root)
             if any(part.startswith(".") for part in rel.parts):
                 continue
-            if not (file.is_file() and self._inside(file)):
-                continue
             reason = self._not_a_doc(rel.as_posix())
             if reason:
-                self._skipped[rel.as_posix()] = reason
-            else:
+                if file.is_file():
+                    self._skipped[rel.as_posix()] = reason  # counted, never read
+                continue
+            if file.is_file() and self._inside(file):
                 found.append(rel.as_posix())
         return sorted(found)
 
