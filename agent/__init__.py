@@ -11,6 +11,7 @@ from agent.config import (
     build_model,
     default_docs,
     default_trace_dir,
+    open_docs,
 )
 from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, OFFLINE
 from agent.errors import (
@@ -48,10 +49,18 @@ from agent.observation import RunResult, truncate
 from agent.pricing import estimate_cost, parse_prices
 from agent.rerun import RerunReport
 from agent.rerun import rerun as rerun_trace
+from agent.search import DocsIndex, Hit, IndexReport
 from agent.session import Session
 from agent.tools.citations import Citation, find_citations
 from agent.tools.corpus import Corpus
-from agent.tools.docs import DocsContext, docs_registry, grep_docs, list_docs, read_doc
+from agent.tools.docs import (
+    DocsContext,
+    docs_registry,
+    grep_docs,
+    list_docs,
+    read_doc,
+    search_docs,
+)
 from agent.tools.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
 from agent.trace import (
     Trace,
@@ -77,10 +86,13 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "Delta",
     "DocsContext",
+    "DocsIndex",
     "EXPORT_FORMATS",
     "EvalRun",
     "Event",
     "Evidence",
+    "Hit",
+    "IndexReport",
     "Message",
     "MessageAppended",
     "Model",
@@ -133,6 +145,7 @@ __all__ = [
     "is_decline",
     "list_docs",
     "load_questions",
+    "open_docs",
     "parse_prices",
     "read_doc",
     "read_trace",
@@ -140,6 +153,7 @@ __all__ = [
     "rerun_trace",
     "run_questions",
     "score",
+    "search_docs",
     "summarise",
     "tool",
     "trace_header",

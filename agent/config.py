@@ -20,6 +20,7 @@ from agent.errors import ConfigError
 from agent.loop import Agent
 from agent.models.base import Model
 from agent.pricing import estimate_cost
+from agent.search import DocsIndex
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
 
@@ -58,6 +59,8 @@ class Config:
     timeout: float = DEFAULT_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
     trace_dir: Path = field(default_factory=default_trace_dir)
+    cache_dir: Path | None = None
+    """Where the search index is kept; None keeps it in memory."""
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
@@ -110,15 +113,22 @@ def compaction_for(config: Config) -> Compaction | None:
     return Compaction(after_tokens=after)
 
 
-def build_agent(config: Config, *, model: Model | None = None) -> Agent:
-    """The agent over the config's docs folder and model."""
+def open_docs(config: Config) -> DocsContext:
+    """The config's docs folder and its search index (opened on first use, or `prepare`)."""
+    corpus = Corpus.open(config.docs)
+    return DocsContext(corpus, DocsIndex(corpus, cache_dir=config.cache_dir))
+
+
+def build_agent(
+    config: Config, *, model: Model | None = None, docs: DocsContext | None = None
+) -> Agent:
+    """The agent over the config's docs folder (or the `docs` already opened) and model."""
     if config.max_steps < 1:
         raise ConfigError("--max-steps must be at least 1")
-    corpus = Corpus.open(config.docs)
     return Agent(
         model if model is not None else build_model(config),
         docs_registry(),
-        context=[DocsContext(corpus)],
+        context=[docs if docs is not None else open_docs(config)],
         max_steps=config.max_steps,
         token_budget=config.token_budget,
         compaction=compaction_for(config),

@@ -18,6 +18,7 @@ from agent import (
     AgentError,
     Citation,
     ConfigError,
+    DocsContext,
     Event,
     ModelError,
     RunFinished,
@@ -153,26 +154,43 @@ def ask(
     ] = False,
 ) -> None:
     """Answer one question: progress on stderr, the answer on stdout."""
-    from agent import Session, build_agent
+    from agent import Session, build_agent, open_docs
 
     if not question.strip():
         raise _fail("the question is empty", EXIT_USAGE)
     options = Options.from_context(ctx)
     try:
         config, notice = make_config(options)
-        agent = build_agent(config)
+        folder = open_docs(config)
+        agent = build_agent(config, docs=folder)
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     except ModelError as exc:
         raise _fail(str(exc), EXIT_ERROR) from None
     if notice:
         typer.echo(notice, err=True)
+    _prepare_index(folder)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
     try:
         finished = _run(session, question)
     except ConfigError as exc:  # the trace cannot be written
         raise _fail(str(exc), EXIT_USAGE) from None
     _report(finished, session, as_json=as_json, docs=config.docs)
+
+
+def _prepare_index(docs: DocsContext) -> None:
+    """Bring the search index up to date, showing progress on a terminal."""
+    from tui.printer import IndexProgress
+
+    progress = IndexProgress(sys.stderr)
+    try:
+        report = docs.search_index().prepare(progress)
+    except KeyboardInterrupt:
+        raise _fail("interrupted while indexing the docs", EXIT_INTERRUPTED) from None
+    finally:
+        progress.close()
+    if report.notice:
+        typer.echo(f"docsagent: {report.notice}", err=True)
 
 
 def _run(session: Any, question: str) -> RunFinished:

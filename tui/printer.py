@@ -66,6 +66,29 @@ def summary_line(event: RunFinished, trace: str | None = None) -> str:
     return " · ".join(parts)
 
 
+class IndexProgress:
+    """Indexing progress as one line of a terminal, rewritten in place; nothing elsewhere."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.live = err.isatty()
+        self._percent = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = done * 100 // max(total, 1)
+        if not self.live or percent == self._percent:
+            return
+        self._percent = percent
+        self.err.write(f"\rindexing the docs: {done:,} of {total:,} files ({percent}%)\x1b[K")
+        self.err.flush()
+
+    def close(self) -> None:
+        """Clear the line, if one was written."""
+        if self._percent >= 0:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
+
+
 class ProgressPrinter:
     """Writes progress lines for events as they happen."""
 

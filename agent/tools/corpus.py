@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.errors import ConfigError
+from agent.search.sections import first_heading
+from agent.tools.formats import DESCRIPTION, NotText, doc_lines, heading_style, not_a_doc
 
-DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt"})
 NOT_DOCS = frozenset({"license", "licence", "copying", "notice"})
 
 
@@ -22,6 +23,7 @@ class Corpus:
     root: Path
     _lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _paths: list[str] | None = field(default=None, repr=False)
+    _skipped: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(cls, root: Path | str) -> Corpus:
@@ -33,7 +35,7 @@ class Corpus:
             raise ConfigError(f"not a folder: {path} (--docs wants a folder of docs)")
         corpus = cls(path.resolve())
         if not corpus.paths():
-            raise ConfigError(f"no docs in {path}: expected .md, .markdown, .rst or .txt files")
+            raise ConfigError(f"no docs in {path}: expected {DESCRIPTION}")
         return corpus
 
     def paths(self) -> list[str]:
@@ -48,11 +50,20 @@ class Corpus:
             rel = file.relative_to(self.root)
             if any(part.startswith(".") for part in rel.parts):
                 continue
-            if file.suffix.lower() not in DOC_SUFFIXES or file.stem.lower() in NOT_DOCS:
+            reason = self._not_a_doc(rel.as_posix())
+            if reason:
+                if file.is_file():
+                    self._skipped[rel.as_posix()] = reason  # counted, never read
                 continue
             if file.is_file() and self._inside(file):
                 found.append(rel.as_posix())
         return sorted(found)
+
+    def _not_a_doc(self, rel: str) -> str | None:
+        """Why a file is not read as a doc (by its name), or None if it is one."""
+        if rel.rsplit("/", 1)[-1].split(".")[0].lower() in NOT_DOCS:
+            return "licence"
+        return not_a_doc(rel)
 
     def _inside(self, file: Path) -> bool:
         try:
@@ -73,22 +84,31 @@ class Corpus:
         if not target.is_file():
             raise OutsideDocs(f"no file '{path}' in the docs")
         if rel not in self._path_set():
-            raise OutsideDocs(f"'{path}' is not a doc (docs are .md, .markdown, .rst and .txt)")
+            raise OutsideDocs(f"'{path}' is not a doc (docs are {DESCRIPTION})")
         return rel
 
     def _path_set(self) -> frozenset[str]:
         return frozenset(self.paths())
 
     def lines(self, rel: str) -> list[str]:
-        """The lines of a doc (by its resolved relative path)."""
+        """The lines of a doc (by its resolved relative path); none if it cannot be read."""
         if rel not in self._lines:
-            text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
-            self._lines[rel] = text.splitlines()
+            try:
+                self._lines[rel] = self.read_lines(rel)
+            except (NotText, OSError) as exc:
+                self._skipped[rel] = str(exc) if isinstance(exc, NotText) else "unreadable"
+                self._lines[rel] = []
         return self._lines[rel]
+
+    def read_lines(self, rel: str) -> list[str]:
+        """A doc's text lines, read afresh (see `agent.tools.formats`); NotText or OSError."""
+        return doc_lines((self.root / rel).read_bytes(), rel)
+
+    def skipped(self) -> dict[str, str]:
+        """The files passed over so far, and why: by name when scanned, the rest when read."""
+        self.paths()
+        return dict(self._skipped)
 
     def title(self, rel: str) -> str:
         """The doc's first heading, or ''."""
-        for line in self.lines(rel)[:40]:
-            if line.startswith("#"):
-                return line.lstrip("#").strip()
-        return ""
+        return first_heading(self.lines(rel), heading_style(rel))

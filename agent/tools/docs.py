@@ -1,12 +1,15 @@
-"""The docs tools the model calls: list_docs, grep_docs and read_doc."""
+"""The docs tools the model calls: search_docs, list_docs, grep_docs and read_doc."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
 
+from agent.search import DocsIndex
 from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.formats import skipped_summary
 from agent.tools.registry import ToolContext, ToolError, ToolRegistry
+from agent.tools.search import search_report
 
 MAX_HITS = 20
 MAX_FILES = 12
@@ -18,18 +21,47 @@ HIT_WIDTH = 200
 
 @dataclass
 class DocsContext(ToolContext):
-    """The docs folder the tools work on; hidden from the model."""
+    """The docs folder the tools work on, and its search index; hidden from the model."""
 
     corpus: Corpus
+    index: DocsIndex | None = None
+
+    def search_index(self) -> DocsIndex:
+        """The index given, else one over the corpus held in memory, made on first use."""
+        if self.index is None:
+            self.index = DocsIndex(self.corpus)
+        return self.index
+
+
+def search_docs(ctx: DocsContext, query: str, limit: int = 5) -> str:
+    """Find the sections of the docs that best match a query, best first (ranked search).
+
+    Each result is a section as path:start-end with its headings and a snippet, the
+    matched words marked **like this**. Start here, then read_doc the sections you use.
+
+    Args:
+        query: Key words or a question, e.g. "pool timeout"; put a phrase in double quotes.
+        limit: How many sections to show, 1 to 10.
+    """
+    return search_report(ctx.search_index(), query, limit)
 
 
 def list_docs(ctx: DocsContext) -> str:
     """List every doc in the docs folder with its line count and title."""
-    rows = []
+    rows = {}
     for rel in ctx.corpus.paths():
         title = ctx.corpus.title(rel)
-        rows.append(f"{rel}  ({len(ctx.corpus.lines(rel))} lines)  {title}".rstrip())
-    return "\n".join(rows)
+        rows[rel] = f"{rel}  ({len(ctx.corpus.lines(rel))} lines)  {title}".rstrip()
+    return "\n".join(_skipped_first(ctx.corpus, rows))
+
+
+def _skipped_first(corpus: Corpus, rows: dict[str, str]) -> list[str]:
+    """The rows of the docs that could be read, after a line counting the files skipped."""
+    skipped = corpus.skipped()
+    kept = [row for rel, row in rows.items() if rel not in skipped]
+    if not skipped:
+        return kept
+    return [f"({len(kept)} docs; {skipped_summary(skipped)})", *kept]
 
 
 def grep_docs(ctx: DocsContext, keyword: str, path: str | None = None) -> str:
@@ -92,6 +124,7 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
     except OutsideDocs as exc:
         raise ToolError(f"error: {exc}; call list_docs to see the files") from None
     lines = ctx.corpus.lines(rel)
+    _check_readable(ctx.corpus, rel)
     total = len(lines)
     if total == 0:
         return f"{rel} is empty"
@@ -119,6 +152,12 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
     return "\n".join(body)
 
 
+def _check_readable(corpus: Corpus, rel: str) -> None:
+    reason = corpus.skipped().get(rel)
+    if reason is not None:
+        raise ToolError(f"error: {rel} cannot be read as text ({reason}); call list_docs")
+
+
 def docs_registry() -> ToolRegistry:
-    """A registry holding the three docs tools."""
-    return ToolRegistry([list_docs, grep_docs, read_doc])
+    """A registry holding the four docs tools."""
+    return ToolRegistry([search_docs, list_docs, grep_docs, read_doc])
