@@ -27,9 +27,13 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest
 
+# Every benchmark runs even when an earlier one fails; bench fails at the end if any did.
 bench: $(STAMP)
-	$(BIN)/python -m pytest tests/bench -q -s -p no:cacheprovider -o addopts=""
-	$(BIN)/python tests/bench/bench_replay.py
+	@status=0; \
+	$(BIN)/python -m pytest tests/bench -q -s -p no:cacheprovider -o addopts="" || status=1; \
+	$(BIN)/python tests/bench/bench_replay.py || status=1; \
+	$(BIN)/python tests/bench/bench_eval.py || status=1; \
+	exit $$status
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

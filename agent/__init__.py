@@ -11,6 +11,7 @@ from agent.config import (
     build_model,
     default_docs,
     default_trace_dir,
+    open_docs,
 )
 from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, OFFLINE
 from agent.errors import (
@@ -19,6 +20,9 @@ from agent.errors import (
     ModelError,
     TraceError,
 )
+from agent.eval.questions import Evidence, Question, evidence_problems, load_questions
+from agent.eval.runner import EvalRun, eval_trace_dir, run_questions
+from agent.eval.scoring import QuestionResult, Summary, is_decline, score, summarise
 from agent.events import (
     ContextCompacted,
     Event,
@@ -45,11 +49,19 @@ from agent.observation import RunResult, truncate
 from agent.pricing import estimate_cost, parse_prices
 from agent.rerun import RerunReport
 from agent.rerun import rerun as rerun_trace
+from agent.search import DocsIndex, Hit, IndexReport
 from agent.session import Session
 from agent.tools.arguments import parse_arguments
 from agent.tools.citations import Citation, find_citations
 from agent.tools.corpus import Corpus
-from agent.tools.docs import DocsContext, docs_registry, grep_docs, list_docs, read_doc
+from agent.tools.docs import (
+    DocsContext,
+    docs_registry,
+    grep_docs,
+    list_docs,
+    read_doc,
+    search_docs,
+)
 from agent.tools.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
 from agent.tools.schema import ArgumentError
 from agent.trace import (
@@ -78,8 +90,13 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "Delta",
     "DocsContext",
+    "DocsIndex",
     "EXPORT_FORMATS",
+    "EvalRun",
     "Event",
+    "Evidence",
+    "Hit",
+    "IndexReport",
     "Message",
     "MessageAppended",
     "Model",
@@ -87,6 +104,8 @@ __all__ = [
     "ModelReplied",
     "ModelRequested",
     "OFFLINE",
+    "Question",
+    "QuestionResult",
     "Reply",
     "RerunReport",
     "Retry",
@@ -98,6 +117,7 @@ __all__ = [
     "SYSTEM_PROMPT",
     "Session",
     "StopReason",
+    "Summary",
     "TextDelta",
     "Tool",
     "ToolCall",
@@ -119,18 +139,27 @@ __all__ = [
     "default_trace_dir",
     "docs_registry",
     "estimate_cost",
+    "eval_trace_dir",
     "event_from_dict",
     "event_to_dict",
+    "evidence_problems",
     "export_trace",
     "find_citations",
     "grep_docs",
+    "is_decline",
     "list_docs",
+    "load_questions",
+    "open_docs",
     "parse_arguments",
     "parse_prices",
     "read_doc",
     "read_trace",
     "recent_traces",
     "rerun_trace",
+    "run_questions",
+    "score",
+    "search_docs",
+    "summarise",
     "tool",
     "trace_header",
     "truncate",

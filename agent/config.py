@@ -21,6 +21,7 @@ from agent.errors import ConfigError
 from agent.loop import Agent
 from agent.models.base import Model
 from agent.pricing import estimate_cost
+from agent.search import DocsIndex
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
 
@@ -60,6 +61,8 @@ class Config:
     request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
     trace_dir: Path = field(default_factory=default_trace_dir)
+    cache_dir: Path | None = None
+    """Where the search index is kept; None keeps it in memory."""
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -151,15 +154,22 @@ def compaction_for(config: Config) -> Compaction | None:
     return Compaction(after_tokens=after)
 
 
-def build_agent(config: Config, *, model: Model | None = None) -> Agent:
-    """The agent over the config's docs folder and model."""
+def open_docs(config: Config) -> DocsContext:
+    """The config's docs folder and its search index (opened on first use, or `prepare`)."""
+    corpus = Corpus.open(config.docs)
+    return DocsContext(corpus, DocsIndex(corpus, cache_dir=config.cache_dir))
+
+
+def build_agent(
+    config: Config, *, model: Model | None = None, docs: DocsContext | None = None
+) -> Agent:
+    """The agent over the config's docs folder (or the `docs` already opened) and model."""
     if config.max_steps < 1:
         raise ConfigError("max_steps must be at least 1", fields=("max_steps",))
-    corpus = Corpus.open(config.docs)
     return Agent(
         model if model is not None else build_model(config),
         docs_registry(),
-        context=[DocsContext(corpus)],
+        context=[docs if docs is not None else open_docs(config)],
         max_steps=config.max_steps,
         token_budget=config.token_budget,
         compaction=compaction_for(config),

@@ -37,9 +37,11 @@ from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
 from agent.tools.schema import ArgumentError
 
 SYSTEM_PROMPT = """\
-You answer questions about a folder of documentation. Use the tools: list_docs to see the
-files, grep_docs to find where a topic is covered, read_doc to read the lines. Answer only
-from what you read, quote briefly, and cite every claim as path:start-end (for example
+You answer questions about a folder of documentation. Use the tools: search_docs first, to
+find the sections that cover the question (try other words if it finds nothing useful);
+read_doc to read the lines you will use; grep_docs to find an exact string, such as an
+option or a function name; list_docs to see the files. Answer only from what you read,
+quote briefly, and cite every claim as path:start-end of lines you read (for example
 advanced/timeouts.md:45-61). If the docs do not cover the question, say so plainly."""
 
 

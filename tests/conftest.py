@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -17,3 +18,11 @@ def chat_server() -> Iterator[ChatServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Search indexes go to a folder of the test's own, never the user's cache."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("DOCSAGENT_CACHE_DIR", str(folder))
+    return folder

@@ -368,3 +368,44 @@ def test_a_doc_name_that_is_not_utf8_is_answered_escaped_on_a_strict_utf8_stdout
     code, out, err = ask("--docs", str(docs), "What is the espresso timeout?")
     assert code == 0 and "Traceback" not in err
     assert "Source: caf\\xe9.md:3-3" in out
+
+
+def test_ask_keeps_the_search_index_in_the_cache_folder(
+    docs: Path, tmp_path: Path, cache_dir: Path
+) -> None:
+    turns = [
+        {"tool_calls": [{"name": "search_docs", "arguments": {"query": "replay a run"}}]},
+        {"content": ANSWER},
+    ]
+    code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, turns))
+    assert code == 0, err
+    assert err.splitlines()[0] == (
+        '[step 1] search_docs({"query": "replay a run"}) → 1 best section for replay, run: '
+        "1. replay.md:1-3 Replay **Run** `docsagent **replay** FIL…"
+    )
+    assert [p.name.split("-")[0] for p in cache_dir.glob("*.sqlite")] == ["docs"]
+
+
+def test_an_unwritable_cache_folder_is_one_notice_and_the_run_goes_on(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("DOCSAGENT_CACHE_DIR", str(blocker / "cache"))
+    code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS))
+    assert (code, out) == (0, ANSWER + "\n")
+    first, *rest = err.splitlines()
+    assert first.startswith(f"docsagent: cannot keep the search index in {blocker / 'cache'} (")
+    assert first.endswith("); indexing in memory for this run")
+    assert not any("search index" in line for line in rest)
+
+
+def test_the_cache_folder_comes_from_the_environment() -> None:
+    from tui.options import Options, make_config
+
+    home = Path.home()
+    assert make_config(Options(), {})[0].cache_dir == home / ".cache" / "docsagent"
+    xdg = {"XDG_CACHE_HOME": "/x/cache"}
+    assert make_config(Options(), xdg)[0].cache_dir == Path("/x/cache/docsagent")
+    ours = {**xdg, "DOCSAGENT_CACHE_DIR": "~/idx"}
+    assert make_config(Options(), ours)[0].cache_dir == home / "idx"

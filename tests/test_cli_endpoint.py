@@ -81,7 +81,8 @@ def test_a_tool_run_in_both_modes_ends_at_the_servers_usage(
     assert first.get("stream", False) is (mode == "stream")
     if mode == "stream":
         assert first["stream_options"] == {"include_usage": True}
-    assert [t["function"]["name"] for t in first["tools"]] == ["list_docs", "grep_docs", "read_doc"]
+    tools = [t["function"]["name"] for t in first["tools"]]
+    assert tools == ["search_docs", "list_docs", "grep_docs", "read_doc"]
     assert [m["role"] for m in second["messages"]] == ["system", "user", "assistant", "tool"]
     assert chat_server.headers[0]["authorization"] == f"Bearer {KEY}"
     events = the_trace(env)

@@ -23,6 +23,8 @@ def test_the_wheel_carries_the_manual_samples_and_styles(tmp_path: Path) -> None
     styles = {f"tui/{p.relative_to(ROOT / 'tui').as_posix()}" for p in ROOT.glob("tui/**/*.tcss")}
     assert styles <= names
     assert any(n.endswith("entry_points.txt") for n in names)
+    code = [*ROOT.glob("agent/**/*.py"), *ROOT.glob("tui/**/*.py")]
+    assert {p.relative_to(ROOT).as_posix() for p in code} <= names
 
 
 def test_the_default_docs_are_the_bundled_manual() -> None:

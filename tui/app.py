@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from agent import Config, Session, Trace, build_agent
+from agent import Config, DocsIndex, Session, Trace, build_agent, open_docs
 from tui.screens.base import TraceScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen
@@ -87,9 +87,14 @@ class DocsAgentApp(App[int]):
 
 
 def chat_app(
-    session: Session, config: Config, *, question: str | None = None, notice: str | None = None
+    session: Session,
+    config: Config,
+    *,
+    question: str | None = None,
+    notice: str | None = None,
+    index: DocsIndex | None = None,
 ) -> DocsAgentApp:
-    """The app on the live screen for `session`."""
+    """The app on the live screen for `session`; `index` is brought up to date as it opens."""
     mode = "offline" if config.is_offline else ""
 
     def first() -> Screen[None]:
@@ -99,6 +104,7 @@ def chat_app(
             model=session.agent.model.name,
             mode=mode,
             question=question,
+            index=index,
         )
 
     return DocsAgentApp(first, notice=notice)
@@ -124,8 +130,9 @@ def run_tui(
 
     `trace` names the first question's trace file; later ones go to the trace folder.
     """
-    session = Session(build_agent(config), trace_dir=config.trace_dir, trace_path=trace)
-    app = chat_app(session, config, question=question, notice=notice)
+    docs = open_docs(config)
+    session = Session(build_agent(config, docs=docs), trace_dir=config.trace_dir, trace_path=trace)
+    app = chat_app(session, config, question=question, notice=notice, index=docs.index)
     app.run()
     return app.return_code or 0
 

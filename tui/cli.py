@@ -21,6 +21,7 @@ from agent import (
     AgentError,
     Citation,
     ConfigError,
+    DocsContext,
     Event,
     ModelError,
     RunFinished,
@@ -158,14 +159,15 @@ def ask(
     ] = False,
 ) -> None:
     """Answer one question: progress on stderr, the answer on stdout."""
-    from agent import Session, build_agent
+    from agent import Session, build_agent, open_docs
 
     if not question.strip():
         raise _fail("the question is empty", EXIT_USAGE)
     options = Options.from_context(ctx)
     try:
         config, notice = make_config(options)
-        agent = build_agent(config)
+        folder = open_docs(config)
+        agent = build_agent(config, docs=folder)
     except ConfigError as exc:
         raise _fail(explain(exc), EXIT_USAGE) from None
     except ModelError as exc:
@@ -173,6 +175,7 @@ def ask(
     terminal = Terminal()
     if notice:
         terminal.warn(notice)
+    _prepare_index(folder, terminal)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
     stopped_by: list[int] = []
     try:
@@ -188,6 +191,23 @@ def ask(
         docs=config.docs,
         signum=next(iter(stopped_by), None),
     )
+
+
+def _prepare_index(docs: DocsContext, terminal: Terminal) -> None:
+    """Bring the search index up to date, showing progress on a terminal."""
+    from tui.printer import IndexProgress
+
+    progress = IndexProgress(sys.stderr)
+    try:
+        report = docs.search_index().prepare(progress)
+    except KeyboardInterrupt:
+        raise _fail(
+            "interrupted while indexing the docs", OUTCOMES["cancelled"].exit_code
+        ) from None
+    finally:
+        progress.close()
+    if report.notice:
+        terminal.warn(f"docsagent: {report.notice}")
 
 
 @contextlib.contextmanager
@@ -304,6 +324,66 @@ def _json_result(finished: RunFinished, trace: str | None, citations: list[Any])
         "trace": trace,
         "error": finished.error,
     }
+
+
+@app.command("eval")
+def eval_(
+    ctx: typer.Context,
+    questions: Annotated[
+        Path,
+        typer.Argument(metavar="QUESTIONS.jsonl", help="A question set: one JSON object per line."),
+    ],
+    docs: Docs = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
+    max_tokens: MaxTokens = None,
+    trace_dir: TraceDir = None,
+    no_stream: NoStream = False,
+    timeout: Timeout = DEFAULT_TIMEOUT,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            metavar="N",
+            min=1,
+            help="Questions run at once [default: 1 offline, 4 for an endpoint].",
+            show_default=False,
+        ),
+    ] = None,
+    min_hit: Annotated[
+        float | None,
+        typer.Option(
+            "--min-hit",
+            metavar="RATE",
+            min=0.0,
+            max=1.0,
+            help="Exit 1 when the evidence hit rate is under RATE (0 to 1, e.g. 0.9).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of the table.")
+    ] = False,
+) -> None:
+    """Score a question set: evidence hits, terms, declines, steps, tokens and time."""
+    from tui.evaluate import evaluate
+
+    try:
+        config, notice = make_config(Options.from_context(ctx))
+        code = evaluate(
+            config,
+            questions,
+            concurrency=concurrency,
+            min_hit=min_hit,
+            as_json=as_json,
+            notice=notice,
+        )
+    except ConfigError as exc:
+        raise _fail(explain(exc), EXIT_USAGE) from None
+    except ModelError as exc:
+        raise _fail(explain(exc), EXIT_ERROR) from None
+    raise typer.Exit(code)
 
 
 @app.command()

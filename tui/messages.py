@@ -31,3 +31,20 @@ class RunEnded(Message):
     def __init__(self, run_id: int = 0) -> None:
         super().__init__()
         self.run_id = run_id
+
+
+class IndexProgressed(Message):
+    """The search index has indexed `done` of the `total` files it is updating."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+
+class IndexReady(Message):
+    """The search index is up to date; `notice` is a line for the user, if any."""
+
+    def __init__(self, notice: str | None) -> None:
+        super().__init__()
+        self.notice = notice

@@ -220,9 +220,19 @@ def make_config(
         timeout=options.timeout,
         request_timeout=options.request_timeout,
         trace_dir=options.trace_dir or default_trace_dir(env.get("XDG_STATE_HOME")),
+        cache_dir=cache_dir(env),
         prices=_prices(env.get("DOCSAGENT_PRICES")),
     )
     return config, notice
+
+
+def cache_dir(env: Mapping[str, str]) -> Path:
+    """Where search indexes are kept: $DOCSAGENT_CACHE_DIR, else $XDG_CACHE_HOME/docsagent."""
+    chosen = env.get("DOCSAGENT_CACHE_DIR", "").strip()
+    if chosen:
+        return Path(chosen).expanduser()
+    base = env.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "docsagent"
 
 
 def _prices(text: str | None) -> dict[str, tuple[float, float]]:

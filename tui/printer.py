@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TextIO
 
 from agent import (
     ArgumentError,
@@ -66,6 +67,29 @@ def summary_line(event: RunFinished, trace: str | None = None) -> str:
     if trace:
         parts.append(f"trace: {trace}")
     return " · ".join(parts)
+
+
+class IndexProgress:
+    """Indexing progress as one line of a terminal, rewritten in place; nothing elsewhere."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.live = err.isatty()
+        self._percent = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = done * 100 // max(total, 1)
+        if not self.live or percent == self._percent:
+            return
+        self._percent = percent
+        self.err.write(f"\rindexing the docs: {done:,} of {total:,} files ({percent}%)\x1b[K")
+        self.err.flush()
+
+    def close(self) -> None:
+        """Clear the line, if one was written."""
+        if self._percent >= 0:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
 
 
 class ProgressPrinter:

@@ -161,6 +161,11 @@ def header_text(
     return Text.assemble(left, " " * gap, right)
 
 
+def indexing_label(done: int, total: int) -> str:
+    """`indexing docs 1,234/10,000` while the search index is being brought up to date."""
+    return f"indexing docs {done:,}/{total:,}"
+
+
 def tokens(usage: Usage, *, short: bool = False) -> str:
     """`3,742 in + 666 out = 4,408 tokens` (`short`: `3,742+666=4,408 tok`), ≈ when estimated."""
     mark = "≈" if usage.estimated else ""

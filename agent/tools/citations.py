@@ -22,7 +22,7 @@ RANGE = re.compile(r"(?P<path>[^\s:`'\"()\[\]]+):(?P<start>\d+)-(?P<end>\d+)")
 MIN_QUOTE = 12  # characters: shorter fragments ("`timeout`") prove nothing
 
 CITATION = re.compile(
-    r"(?<![\w/.-])(?P<path>[\w./-]+\.(?:md|markdown|rst|txt))"
+    r"(?<![\w/.-])(?P<path>[\w./-]+\.(?:md|markdown|rst|txt|html?)(?:\.gz)?)"
     r"(?:#L|:)(?P<start>\d+)(?:\s*[-–]\s*L?(?P<end>\d+))?"
 )
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from agent.defaults import DEFAULT_DOC_CACHE_BYTES, DEFAULT_MAX_DOC_BYTES
 from agent.errors import ConfigError
+from agent.search.sections import first_heading
+from agent.tools.formats import DESCRIPTION, NotText, doc_lines, heading_style, not_a_doc
 from agent.tools.sandbox import (
     FileKey,
     Unreadable,
@@ -27,7 +29,6 @@ from agent.tools.sandbox import (
     walk,
 )
 from agent.tools.textscan import (
-    first_heading,
     fold,
     fold_fully,
     line_count,
@@ -35,7 +36,6 @@ from agent.tools.textscan import (
     normalize_breaks,
 )
 
-DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt"})
 NOT_DOCS = frozenset({"license", "licence", "copying", "notice"})
 TITLE_LINES = 40  # a title is a heading among a doc's first lines
 
@@ -91,6 +91,8 @@ class Corpus:
         self._path_set: frozenset[str] = frozenset()
         self._files: dict[str, str] = {}  # shown name -> the file's path on disk
         self._skipped: list[Unreadable] = []
+        self._passed_over: dict[str, str] = {}  # not docs, by name: never opened
+        self._unread: dict[str, str] = {}  # docs that could not be read when last tried
         self._docs: OrderedDict[str, Doc] = OrderedDict()
         self._cached_bytes = 0
 
@@ -107,13 +109,13 @@ class Corpus:
             unlisted = next((s for s in corpus.skipped if s.name == "/"), None)
             if unlisted is not None:
                 raise ConfigError(f"cannot open the docs folder {path}: {unlisted.reason}")
-            raise ConfigError(f"no docs in {path}: expected .md, .markdown, .rst or .txt files")
+            raise ConfigError(f"no docs in {path}: expected {DESCRIPTION}")
         return corpus
 
     def paths(self) -> list[str]:
         """Every doc's shown path relative to the root, with `/`, sorted (found once)."""
         if self._paths is None:
-            found = walk(self._real, _is_doc_name)
+            found = walk(self._real, self._is_doc)
             join = os.path.join
             shown = {escape_name(rel): join(self._real, rel) for rel in found.files}
             self._files = shown
@@ -127,6 +129,14 @@ class Corpus:
         """The folders and files the scan for docs could not open."""
         self.paths()
         return self._skipped
+
+    def _is_doc(self, rel: str) -> bool:
+        """Whether the file at `rel` is a doc by its name; if not, remember why."""
+        name = rel.rsplit("/", 1)[-1]
+        reason = "licence" if name.split(".")[0].lower() in NOT_DOCS else not_a_doc(rel)
+        if reason is not None:
+            self._passed_over[escape_name(rel)] = reason
+        return reason is None
 
     def resolve(self, path: str) -> str:
         """The shown relative path of a doc, or OutsideDocs saying why not."""
@@ -147,7 +157,7 @@ class Corpus:
             raise OutsideDocs(f"no file '{shown}' in the docs")
         rel = escape_name(os.path.relpath(real, self._real).replace(os.sep, "/"))
         if rel not in self._path_set:
-            raise OutsideDocs(f"'{shown}' is not a doc (docs are .md, .markdown, .rst and .txt)")
+            raise OutsideDocs(f"'{shown}' is not a doc (docs are {DESCRIPTION})")
         return rel
 
     def read(self, rel: str) -> DocText:
@@ -160,8 +170,34 @@ class Corpus:
         path = self._files.get(rel)
         if path is None:
             raise Unreadable(rel, "it is not a doc in this folder")
-        data, key = read_inside(self._real, path, name=rel, limit=self.max_doc_bytes)
-        return DocText(normalize_breaks(_text_of(rel, data)), key)
+        try:
+            data, key = read_inside(self._real, path, name=rel, limit=self.max_doc_bytes)
+            text = "\n".join(doc_lines(data, rel))
+        except NotText as exc:
+            self._unread[rel] = str(exc)
+            raise Unreadable(rel, str(exc)) from None
+        except Unreadable as exc:
+            self._unread[rel] = exc.reason
+            raise
+        self._unread.pop(rel, None)
+        return DocText(normalize_breaks(text), key)
+
+    def read_lines(self, rel: str) -> list[str]:
+        """A doc's lines, read now (for the search index); NotText when it cannot be read."""
+        try:
+            text = self.read(rel).text
+        except Unreadable as exc:
+            raise NotText(exc.reason) from None
+        return text.split("\n") if text else []
+
+    def passed_over(self) -> dict[str, str]:
+        """Files the scan did not take as docs, by name, and why (`unknown type`, ...)."""
+        self.paths()
+        return dict(self._passed_over)
+
+    def unread(self) -> dict[str, str]:
+        """Docs that could not be read when last tried, and why."""
+        return dict(self._unread)
 
     def doc(self, rel: str, *, full: bool = False) -> Doc:
         """A doc as search sees it: from the cache while the file is unchanged, else read.
@@ -185,7 +221,8 @@ class Corpus:
     def _load(self, rel: str) -> Doc:
         read = self.read(rel)
         folded, full = fold(read.text)
-        title = (first_heading(read.text, TITLE_LINES) or "").lstrip("#").strip()
+        head = read.text.split("\n", TITLE_LINES)[:TITLE_LINES]
+        title = first_heading(head, heading_style(rel))
         return Doc(read.key, folded, full, line_count(folded), title)
 
     def lines(self, rel: str, start: int, end: int) -> list[str]:
@@ -221,13 +258,3 @@ class Corpus:
         gone = self._docs.pop(rel, None)
         if gone is not None:
             self._cached_bytes -= len(gone.folded)
-
-
-def _text_of(rel: str, data: bytes) -> str:
-    """The text of a doc's bytes: where the text of another format would be extracted."""
-    return data.decode("utf-8", errors="replace")
-
-
-def _is_doc_name(name: str) -> bool:
-    stem, suffix = os.path.splitext(name)
-    return suffix.lower() in DOC_SUFFIXES and stem.lower() not in NOT_DOCS

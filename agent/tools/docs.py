@@ -1,4 +1,4 @@
-"""The docs tools the model calls: list_docs, grep_docs and read_doc."""
+"""The docs tools the model calls: search_docs, list_docs, grep_docs and read_doc."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from agent.search import DocsIndex
 from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.formats import skipped_summary
 from agent.tools.registry import ToolContext, ToolError, ToolRegistry
 from agent.tools.sandbox import Unreadable, printable
+from agent.tools.search import search_report
 from agent.tools.textscan import count_lines, has_break, hit_lines, line_count, lines_at
 
 MAX_HITS = 20
@@ -25,9 +28,29 @@ NAME_WIDTH = 80  # a longer name is shown with an ellipsis in such a note
 
 @dataclass
 class DocsContext(ToolContext):
-    """The docs folder the tools work on; hidden from the model."""
+    """The docs folder the tools work on, and its search index; hidden from the model."""
 
     corpus: Corpus
+    index: DocsIndex | None = None
+
+    def search_index(self) -> DocsIndex:
+        """The index given, else one over the corpus held in memory, made on first use."""
+        if self.index is None:
+            self.index = DocsIndex(self.corpus)
+        return self.index
+
+
+def search_docs(ctx: DocsContext, query: str, limit: int = 5) -> str:
+    """Find the sections of the docs that best match a query, best first (ranked search).
+
+    Each result is a section as path:start-end with its headings and a snippet, the
+    matched words marked **like this**. Start here, then read_doc the sections you use.
+
+    Args:
+        query: Key words or a question, e.g. "pool timeout"; put a phrase in double quotes.
+        limit: How many sections to show, 1 to 10.
+    """
+    return search_report(ctx.search_index(), query, limit)
 
 
 def list_docs(ctx: DocsContext) -> str:
@@ -45,6 +68,10 @@ def list_docs(ctx: DocsContext) -> str:
         skipped_note(unread, "docs", "could not be read"),
         skipped_note(ctx.corpus.skipped, "folders or files", "could not be opened"),
     ]
+    passed_over = ctx.corpus.passed_over()  # not docs by their names: counted, never read
+    if passed_over:
+        docs = f"{len(rows)} doc{'s' if len(rows) != 1 else ''}"
+        notes.insert(0, f"({docs}; {skipped_summary(passed_over)})")
     return "\n".join([*(n for n in notes if n), *rows])
 
 
@@ -193,5 +220,5 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
 
 
 def docs_registry() -> ToolRegistry:
-    """A registry holding the three docs tools."""
-    return ToolRegistry([list_docs, grep_docs, read_doc])
+    """A registry holding the four docs tools."""
+    return ToolRegistry([search_docs, list_docs, grep_docs, read_doc])

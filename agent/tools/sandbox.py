@@ -56,7 +56,7 @@ class Walked:
 
 
 def walk(root: str, keep: Callable[[str], bool]) -> Walked:
-    """Every file under `root` whose name `keep` accepts, hidden entries left out.
+    """Every file under `root` whose relative path `keep` accepts, hidden entries left out.
 
     Symlinked folders are not followed; a symlinked file counts only if its target is a
     regular file inside `root`. Folders that cannot be listed (permission denied, a path
@@ -80,11 +80,11 @@ def walk(root: str, keep: Callable[[str], bool]) -> Walked:
             rel = f"{folder}/{name}" if folder else name
             try:
                 if entry.is_symlink():
-                    if keep(name) and _regular_inside(root, entry.path):
+                    if _regular_inside(root, entry.path) and keep(rel):
                         files.append(rel)
                 elif entry.is_dir(follow_symlinks=False):
                     pending.append(rel)
-                elif keep(name) and entry.is_file(follow_symlinks=False):
+                elif entry.is_file(follow_symlinks=False) and keep(rel):
                     files.append(rel)
             except OSError as exc:
                 skipped.append(Unreadable(escape_name(rel), reason_for(exc)))

@@ -15,8 +15,9 @@ def call(ctx: DocsContext, name: str, raw: str) -> tuple[str, bool]:
     return outcome.output, outcome.error
 
 
-def test_list_docs_skips_licence_and_non_docs(ctx: DocsContext) -> None:
+def test_list_docs_skips_licence_and_non_docs_and_counts_them(ctx: DocsContext) -> None:
     assert call(ctx, "list_docs", "{}") == (
+        "(2 docs; 2 files skipped: 1 licence (LICENSE.md); 1 of unknown type (1 .png))\n"
         "advanced/long.md  (200 lines)\nguide.md  (8 lines)  Guide",
         False,
     )
@@ -106,7 +107,11 @@ def test_misspelled_file_points_at_list_docs(ctx: DocsContext) -> None:
         ("../../etc/passwd", "is outside the docs folder"),
         ("/etc/passwd", "is an absolute path; paths are relative to the docs"),
         ("escape.md", "is outside the docs folder"),
-        ("LICENSE.md", "is not a doc (docs are .md, .markdown, .rst and .txt)"),
+        (
+            "LICENSE.md",
+            "is not a doc (docs are .md, .markdown, .rst, .txt, .html or .htm files "
+            "(gzipped or not))",
+        ),
     ],
 )
 def test_paths_outside_the_docs_are_refused(

@@ -103,7 +103,8 @@ def test_bad_calls_are_observations_and_the_run_goes_on(ctx: DocsContext) -> Non
     events = list(agent.run("q"))
     seen = [text for text, error in observations(events) if error]
     assert seen == [
-        "error: there is no tool 'search_web'. Available tools: list_docs, grep_docs, read_doc.",
+        "error: there is no tool 'search_web'. Available tools: search_docs, list_docs, "
+        "grep_docs, read_doc.",
         "error: the arguments are not valid JSON (Expecting property name enclosed in double "
         "quotes at position 1); send a JSON object. Call read_doc again with valid arguments.",
         "error: argument 'start' must be an integer, got 'abc'. "
@@ -177,7 +178,10 @@ def test_terminal_tool_ends_the_run(ctx: DocsContext) -> None:
     final = list(agent.run("q"))[-1]
     assert isinstance(final, RunFinished)
     assert final.stop_reason == "answered"
-    assert final.answer == "advanced/long.md  (200 lines)\nguide.md  (8 lines)  Guide"
+    assert final.answer == (
+        "(2 docs; 2 files skipped: 1 licence (LICENSE.md); 1 of unknown type (1 .png))\n"
+        "advanced/long.md  (200 lines)\nguide.md  (8 lines)  Guide"
+    )
     assert len(model.requests) == 1
 
 

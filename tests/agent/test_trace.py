@@ -33,6 +33,7 @@ def test_a_run_writes_a_complete_trace_that_reads_back_equal(
     assert header["version"] == 1
     assert header["question"] == "what is here?"
     assert [t["function"]["name"] for t in header["tools"]] == [
+        "search_docs",
         "list_docs",
         "grep_docs",
         "read_doc",

@@ -7,14 +7,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Input
 
-from agent import AgentError, RunFinished, Session, StopReason, Totals
-from tui.messages import AgentEvent, RunEnded, RunFailed
+from agent import AgentError, DocsIndex, RunFinished, Session, StopReason, Totals
+from tui.messages import AgentEvent, IndexProgressed, IndexReady, RunEnded, RunFailed
 from tui.options import explain
+from tui.render import indexing_label
 from tui.screens.base import Command, TraceScreen
 from tui.state import ViewState, reduce
 from tui.widgets.header_bar import HeaderBar
@@ -22,6 +23,10 @@ from tui.widgets.message_list import MessageList
 from tui.widgets.status_bar import StatusBar
 
 CANCEL_GRACE_S = 0.8  # show "cancelled" after this even if the model has not stopped yet
+
+
+class _Closing(Exception):
+    """Raised in the indexing thread when the screen goes away."""
 
 
 class ChatScreen(TraceScreen):
@@ -36,12 +41,22 @@ class ChatScreen(TraceScreen):
     ]
 
     def __init__(
-        self, session: Session, *, docs: str, model: str, mode: str, question: str | None = None
+        self,
+        session: Session,
+        *,
+        docs: str,
+        model: str,
+        mode: str,
+        question: str | None = None,
+        index: DocsIndex | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self.docs, self.model, self.mode = docs, model, mode
         self.question = question
+        self.index = index
+        self.indexing: tuple[int, int] | None = None  # files done and to do, while indexing
+        self._index_stop = threading.Event()
         self.run_id = 0
         self.running = False  # what the view says
         self.worker_busy = False  # whether the worker thread is still iterating
@@ -66,10 +81,47 @@ class ChatScreen(TraceScreen):
         self.query_one(Input).focus()
         self.render_state()
         self.set_interval(0.2, self._tick)
+        if self.index is not None:
+            self._prepare_index(self.index)
         if self.question:
             self.ask(self.question)
 
+    @work(thread=True, group="index", exit_on_error=False)
+    def _prepare_index(self, index: DocsIndex) -> None:
+        # A search waits for this; the screen shows progress from the messages.
+        shown = -1
+
+        def progress(done: int, total: int) -> None:
+            nonlocal shown
+            if self._index_stop.is_set():
+                raise _Closing  # the app is quitting: stop indexing (the update rolls back)
+            if done * 100 // total != shown:
+                shown = done * 100 // total
+                self.post_message(IndexProgressed(done, total))
+
+        try:
+            notice = index.prepare(progress).notice
+        except _Closing:
+            return
+        except Exception as exc:  # a bug below us: one line, and searches will say more
+            notice = f"the search index failed: {type(exc).__name__}: {exc}"
+        self.post_message(IndexReady(notice))
+
+    def on_index_progressed(self, message: IndexProgressed) -> None:
+        self.indexing = (message.done, message.total)
+        self.schedule_render()
+
+    def on_index_ready(self, message: IndexReady) -> None:
+        self.indexing = None
+        if message.notice:
+            self.notify(message.notice, severity="warning", timeout=8)
+        self.schedule_render()
+
+    def header_extra(self) -> str:
+        return indexing_label(*self.indexing) if self.indexing else ""
+
     def on_unmount(self) -> None:
+        self._index_stop.set()
         self._cancel.set()
         self.session.close()  # quitting: the run's trace ends now, whatever the run is doing
 

@@ -1,0 +1,234 @@
+"""A doc's sections: split on its headings, each with a line range and a heading trail.
+
+Headings are found the way each format writes them: Markdown ATX (`## Title`) and
+setext (a line under `===` or `---`), outside code fences and front matter;
+reStructuredText titles with an underline (and optional overline), ranked in the order
+their styles first appear; plain text the same, plus a title under a long rule line.
+Built HTML is read with `#` headings, so it splits as Markdown.
+
+A section runs from its heading to the line before the next heading. One longer than
+`MAX_LINES` lines or `MAX_CHARS` characters is cut, at a blank line where there is one,
+so that every section can be read whole with one `read_doc` call.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent.tools.formats import Style
+
+MAX_LINES = 60
+"""Lines in a section at most: under `read_doc`'s 80 lines per call, with room to spare."""
+
+MAX_CHARS = 2400
+"""Characters in a section at most: under `read_doc`'s 2,800 characters per call."""
+
+RULE_MIN = 10  # a plain-text rule line over a title is at least this long
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading: its text, its level (1 is the top) and the lines it takes (1-based)."""
+
+    text: str
+    level: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Section:
+    """Lines `start`..`end` (1-based, inclusive) under the heading trail `headings`.
+
+    `headings` runs from the top-level heading down to this section's own (empty
+    before a doc's first heading); `heading_lines` are the lines its heading takes
+    (none for a section without one, or for the second part of a long section).
+    """
+
+    start: int
+    end: int
+    headings: tuple[str, ...]
+    heading_lines: tuple[int, ...] = ()
+
+    @property
+    def title(self) -> str:
+        """The section's own heading, or ''."""
+        return self.headings[-1] if self.headings else ""
+
+
+def find_headings(lines: list[str], style: Style) -> list[Heading]:
+    """The headings of a doc's lines, in order."""
+    if style == "markdown":
+        return _markdown_headings(lines)
+    return _underlined_headings(lines, rules=style == "text")
+
+
+def split_sections(lines: list[str], style: Style) -> list[Section]:
+    """The doc's sections in order; they cover every line from the first non-blank one."""
+    sections: list[Section] = []
+    trail: list[Heading] = []
+    headings = find_headings(lines, style)
+    first = next((n for n, line in enumerate(lines, start=1) if line.strip()), None)
+    if first is None:
+        return []
+    if not headings or headings[0].start > first:
+        until = headings[0].start - 1 if headings else len(lines)
+        sections.extend(_parts(lines, first, until, (), ()))
+    for i, heading in enumerate(headings):
+        while trail and trail[-1].level >= heading.level:
+            trail.pop()
+        trail.append(heading)
+        until = headings[i + 1].start - 1 if i + 1 < len(headings) else len(lines)
+        own = tuple(range(heading.start, heading.end + 1))
+        names = tuple(h.text for h in trail)
+        sections.extend(_parts(lines, heading.start, until, names, own))
+    return sections
+
+
+def first_heading(lines: list[str], style: Style) -> str:
+    """The doc's first heading (its title), or ''."""
+    found = find_headings(lines[:200], style)
+    return found[0].text if found else ""
+
+
+def _parts(
+    lines: list[str], start: int, end: int, names: tuple[str, ...], own: tuple[int, ...]
+) -> list[Section]:
+    """Lines start..end as one section, or cut into parts that each fit one read."""
+    while end > start and not lines[end - 1].strip():
+        end -= 1  # trailing blank lines belong to no one
+    parts: list[Section] = []
+    while True:
+        cut = _cut(lines, start, end)
+        parts.append(Section(start, cut, names, own if not parts else ()))
+        if cut >= end:
+            return parts
+        start = cut + 1
+        while start < end and not lines[start - 1].strip():
+            start += 1
+
+
+def _cut(lines: list[str], start: int, end: int) -> int:
+    """The last line of the part that begins at `start`: the end, or a break before the limit."""
+    size, last = 0, start
+    while last <= end:
+        size += len(lines[last - 1]) + 1
+        if last - start + 1 > MAX_LINES or (size > MAX_CHARS and last > start):
+            break
+        last += 1
+    if last > end:
+        return end
+    limit = last - 1  # the last line that fits
+    for n in range(limit, start + (limit - start) // 2, -1):
+        if not lines[n - 1].strip():
+            return n - 1 if n - 1 >= start else n
+    return limit
+
+
+def _markdown_headings(lines: list[str]) -> list[Heading]:
+    found: list[Heading] = []
+    fence = ""
+    n = _front_matter_end(lines)
+    while n < len(lines):
+        line = lines[n]
+        opening = _FENCE.match(line)
+        if fence:
+            closing = opening and opening[1][0] == fence[0] and len(opening[1]) >= len(fence)
+            if closing and not line.strip().lstrip(fence[0]):
+                fence = ""
+        elif opening:
+            fence = opening[1]
+        elif (atx := _ATX.match(line)) and (atx[2] or "").strip():
+            found.append(Heading(_clean(atx[2]), len(atx[1]), n + 1, n + 1))
+        elif n + 1 < len(lines) and _SETEXT.match(lines[n + 1]) and _paragraph_line(lines, n):
+            level = 1 if lines[n + 1].strip()[0] == "=" else 2
+            found.append(Heading(_clean(line), level, n + 1, n + 2))
+            n += 1
+        n += 1
+    return found
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """The index of the first line after YAML front matter (0 if there is none)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for n in range(1, min(len(lines), 200)):
+        if lines[n].strip() in {"---", "..."}:
+            return n + 1
+    return 0
+
+
+def _paragraph_line(lines: list[str], n: int) -> bool:
+    """Whether line n can be a setext heading's text (a plain line of a paragraph)."""
+    line = lines[n]
+    if not line.strip() or line.startswith(("    ", "\t")):
+        return False
+    if _LIST_ITEM.match(line) or line.lstrip().startswith((">", "|", "<")) or _ATX.match(line):
+        return False
+    return not _SETEXT.match(line)
+
+
+def _underlined_headings(lines: list[str], *, rules: bool) -> list[Heading]:
+    """rST-style titles: text under (and optionally over) a line of one punctuation mark."""
+    found: list[Heading] = []
+    levels: dict[tuple[str, str], int] = {}
+    n = 0
+    while n < len(lines):
+        heading = _titled(lines, n, levels, rules=rules)
+        if heading is None:
+            n += 1
+            continue
+        found.append(heading)
+        n = heading.end
+    return found
+
+
+def _titled(
+    lines: list[str], n: int, levels: dict[tuple[str, str], int], *, rules: bool
+) -> Heading | None:
+    """The heading starting at line index n, if one does (recording its style's level)."""
+    line = lines[n]
+    over = _ADORNMENT.match(line)
+    before_blank = n == 0 or not lines[n - 1].strip()
+    if over and before_blank and n + 1 < len(lines):
+        title = lines[n + 1]
+        under = _ADORNMENT.match(lines[n + 2]) if n + 2 < len(lines) else None
+        text = title.strip()
+        if text and not _ADORNMENT.match(title) and under and under[1] == over[1]:
+            return _heading(levels, ("over", over[1]), text, n, n + 2)
+        long_rule = len(line.strip()) >= RULE_MIN and over[1] in "=-*#~"
+        if rules and text and long_rule and not title.startswith((" ", "\t")):
+            return _heading(levels, ("rule", over[1]), text, n, n + 1)
+        return None
+    if over or not line.strip() or line.startswith((" ", "\t")) or not before_blank:
+        return None
+    if n + 1 >= len(lines):
+        return None
+    under = _ADORNMENT.match(lines[n + 1])
+    text = line.strip()
+    if under is None:
+        return None
+    width = len(lines[n + 1].strip())
+    if width < len(text) and width < 4:
+        return None  # too short to underline this title: ordinary text, as docutils reads it
+    return _heading(levels, ("under", under[1]), text, n, n + 1)
+
+
+def _heading(
+    levels: dict[tuple[str, str], int], style: tuple[str, str], text: str, first: int, last: int
+) -> Heading:
+    level = levels.setdefault(style, len(levels) + 1)
+    return Heading(_clean(text), level, first + 1, last + 1)
+
+
+def _clean(text: str) -> str:
+    """Heading text without surrounding space, closing hashes or a trailing `{#id}`."""
+    text = re.sub(r"\s*\{#[^}]*\}\s*$", "", text.strip())
+    return " ".join(text.split())

@@ -1,0 +1,262 @@
+"""The index database: where it lives, its tables, and bringing it up to date with the docs.
+
+One SQLite file per docs folder, named from a hash of the folder's real path. Tables:
+`files` (path, mtime and size as last indexed, or why the file was skipped),
+`sections` (file, line range, heading trail) and `fts`, an FTS5 table over each
+section's title, the rest of its heading trail with the file's path, and its body,
+stemmed with Porter over `unicode61` words.
+
+Updating compares every doc's mtime and size with `files`: changed and new files are
+(re)indexed, deleted ones dropped, all in one transaction taken with `BEGIN IMMEDIATE`,
+so a second process waits (WAL mode, a busy timeout) and then finds nothing to do. A
+file with another `FORMAT_VERSION` in `PRAGMA user_version` is rebuilt from scratch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from agent.search.sections import Section, split_sections
+from agent.tools.formats import NotText, doc_suffix, heading_style
+
+FORMAT_VERSION = 1
+"""Bump when the tables, the tokenizer or the way docs are split or read changes."""
+
+BUSY_TIMEOUT_S = 60.0
+"""How long to wait for another process that is updating the same index."""
+
+Progress = Callable[[int, int], None]
+"""Called as files are indexed: (files done, files to index)."""
+
+SCHEMA = """
+CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    lines INTEGER NOT NULL,
+    skipped TEXT
+);
+CREATE TABLE sections (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    headings TEXT NOT NULL
+);
+CREATE INDEX sections_by_file ON sections(file_id, start);
+CREATE VIRTUAL TABLE fts USING fts5(
+    title, trail, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+
+class DocSource(Protocol):
+    """The docs to index: their relative paths under `root`, and each one's text lines."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def paths(self) -> list[str]: ...
+
+    def read_lines(self, rel: str) -> list[str]:
+        """The doc's lines, read afresh; NotText or OSError when it cannot be read."""
+        ...
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What an update did."""
+
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+
+
+def index_file(cache_dir: Path, root: Path) -> Path:
+    """The index file for the docs folder `root`: its name and a hash of its real path."""
+    real = os.path.realpath(root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = re.sub(r"[^\w.-]+", "-", os.path.basename(real)).strip(".-")[:40] or "docs"
+    return cache_dir / f"{name}-{digest}.sqlite"
+
+
+def connect_file(path: Path) -> sqlite3.Connection:
+    """A connection to the index file at `path` (created if missing), in WAL mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+    )
+    try:
+        _use_wal(conn)
+        conn.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, so readers never wait for a writer; fails if it is not a database.
+
+    The switch takes an exclusive lock without waiting on the busy timeout, so two
+    processes creating the file at once may see "locked": try again, for a while.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            return  # WAL, or the mode this file system allows (locking still holds)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def connect_memory() -> sqlite3.Connection:
+    """A connection to an index held in memory, for this process only."""
+    return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+
+
+def update(conn: sqlite3.Connection, source: DocSource, progress: Progress | None) -> Changes:
+    """Bring the index up to date with the docs; returns what changed."""
+    wanted = _stats(source)
+    if _version(conn) == FORMAT_VERSION and _plan(_stored(conn), wanted) == ([], []):
+        return Changes()  # the common case: nothing to write, no lock taken
+    with _transaction(conn):
+        rebuilt = _ensure_schema(conn)
+        stored = _stored(conn)  # again: another process may have done the work meanwhile
+        stale, gone = _plan(stored, wanted)
+        for path in gone:
+            _drop(conn, stored[path][0])
+        for done, path in enumerate(stale, start=1):
+            if path in stored:
+                _drop(conn, stored[path][0])
+            _add(conn, source, path, wanted[path])
+            if progress is not None:
+                progress(done, len(stale))
+        changed = sum(path in stored for path in stale)
+        return Changes(len(stale) - changed, changed, len(gone), rebuilt)
+
+
+def _stats(source: DocSource) -> dict[str, tuple[int, int]]:
+    """Each doc's (mtime in ns, size); a doc that vanished since the scan is left out."""
+    found = {}
+    root = str(source.root)
+    for rel in source.paths():
+        try:
+            stat = os.stat(os.path.join(root, rel))  # not pathlib: this runs for every doc
+        except OSError:
+            continue
+        found[rel] = (stat.st_mtime_ns, stat.st_size)
+    return found
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _stored(conn: sqlite3.Connection) -> dict[str, tuple[int, tuple[int, int]]]:
+    """Each indexed file's id and (mtime in ns, size) when it was indexed."""
+    rows = conn.execute("SELECT path, id, mtime_ns, size FROM files").fetchall()
+    return {path: (file_id, (mtime, size)) for path, file_id, mtime, size in rows}
+
+
+def _plan(
+    stored: dict[str, tuple[int, tuple[int, int]]], wanted: dict[str, tuple[int, int]]
+) -> tuple[list[str], list[str]]:
+    """The docs to (re)index, and the indexed files that are gone."""
+    stale = [path for path, stat in wanted.items() if path not in stored or stored[path][1] != stat]
+    gone = [path for path in stored if path not in wanted]
+    return stale, gone
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")  # take the write lock now, before reading what to do
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _ensure_schema(conn: sqlite3.Connection) -> bool:
+    """Create the tables, replacing those of another format version; True if it did."""
+    version = _version(conn)
+    if version == FORMAT_VERSION:
+        return False
+    for kind in ("virtual", "table"):  # virtual tables first: they own shadow tables
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND (sql LIKE 'CREATE VIRTUAL%') = ?",
+            (kind == "virtual",),
+        ).fetchall():
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+    return version != 0
+
+
+def _drop(conn: sqlite3.Connection, file_id: int) -> None:
+    conn.execute(
+        "DELETE FROM fts WHERE rowid IN (SELECT id FROM sections WHERE file_id = ?)", (file_id,)
+    )
+    conn.execute("DELETE FROM sections WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def _add(conn: sqlite3.Connection, source: DocSource, path: str, stat: tuple[int, int]) -> None:
+    """Index one doc, or record why it was skipped."""
+    try:
+        lines, skipped = source.read_lines(path), None
+    except NotText as exc:
+        lines, skipped = [], str(exc)
+    except OSError as exc:
+        lines, skipped = [], f"unreadable: {exc.strerror or exc}"
+    file_id = conn.execute(
+        "INSERT INTO files (path, mtime_ns, size, lines, skipped) VALUES (?, ?, ?, ?, ?)",
+        (path, stat[0], stat[1], len(lines), skipped),
+    ).lastrowid
+    place = _path_words(path)
+    for section in split_sections(lines, heading_style(path)):
+        section_id = conn.execute(
+            "INSERT INTO sections (file_id, start, end, headings) VALUES (?, ?, ?, ?)",
+            (file_id, section.start, section.end, json.dumps(section.headings)),
+        ).lastrowid
+        conn.execute(
+            "INSERT INTO fts (rowid, title, trail, body) VALUES (?, ?, ?, ?)",
+            (section_id, section.title, _trail(section, place), _body(lines, section)),
+        )
+
+
+def _path_words(path: str) -> str:
+    """A doc's path as words: `advanced/timeouts.md` is "advanced timeouts"."""
+    stem = re.sub(r"\.gz$", "", path, flags=re.IGNORECASE)
+    suffix = doc_suffix(path)
+    if suffix and stem.lower().endswith(suffix):
+        stem = stem[: -len(suffix)]
+    return " ".join(re.split(r"[/_.\-\s]+", stem)).strip()
+
+
+def _trail(section: Section, place: str) -> str:
+    return " ".join([*section.headings[:-1], place])
+
+
+def _body(lines: list[str], section: Section) -> str:
+    own = set(section.heading_lines)
+    return "\n".join(lines[n - 1] for n in range(section.start, section.end + 1) if n not in own)

@@ -1,0 +1,292 @@
+"""Built HTML docs (Sphinx, MkDocs, plain pages) as clean text lines.
+
+Navigation, sidebars, headers, footers, scripts and styles are dropped; when a page
+marks its content (`<main>`, `role="main"`, `<article>`), only that is kept. Headings
+become Markdown `#` lines, so the section splitter and the reader see the same
+headings; `<pre>` blocks become fenced code; list items start with `- `; table cells
+are joined with ` | `.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from collections import Counter
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+WIDTH = 100
+"""Prose is wrapped at this width, so a line number points at a few words, as in a source."""
+
+DROPPED_TAGS = frozenset(
+    "head script style noscript template svg nav aside footer button form iframe object "
+    "canvas select input textarea dialog".split()
+)
+DROPPED_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+DROPPED_CLASSES = frozenset(
+    # Sphinx (basic, alabaster, Read the Docs, pydoctheme), MkDocs and Material for MkDocs
+    "sphinxsidebar related footer headerlink rst-versions rst-footer-buttons wy-nav-side "
+    "mobile-nav breadcrumbs wy-breadcrumbs navbar bs-sidebar md-header md-footer md-sidebar "
+    "md-nav md-search md-source md-skip md-top md-dialog md-feedback md-content__button "
+    "skip-link copybutton".split()
+)
+CONTENT_TAGS = frozenset({"main", "article"})
+VOID_TAGS = frozenset(
+    "area base br col embed hr img input link meta param source track wbr".split()
+)
+BLOCK_TAGS = frozenset(
+    "p div section article main header li ul ol dl dt dd table thead tbody tfoot tr "
+    "blockquote figure figcaption details summary address h1 h2 h3 h4 h5 h6 pre hr br "
+    "caption center".split()
+)
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+CLOSED_BY = {  # an open element that a new start tag of these kinds closes (HTML's own rules)
+    "head": frozenset({"body"}),
+    "p": BLOCK_TAGS - {"br"},
+    "li": frozenset({"li"}),
+    "dt": frozenset({"dt", "dd"}),
+    "dd": frozenset({"dt", "dd"}),
+    "tr": frozenset({"tr"}),
+    "td": frozenset({"td", "th", "tr"}),
+    "th": frozenset({"td", "th", "tr"}),
+}
+
+
+_SKIPPED = re.compile(r"<(script|style|svg|noscript|template)\b.*?</\1\s*>", re.S | re.I)
+_PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre\s*>)", re.S | re.I)
+_BR = re.compile(r"<br\s*/?>", re.I)
+_TAG = re.compile(r"<[^>]*>")
+_ATTRS = r"""(?:[^>"']|"[^"]*"|'[^']*')*"""
+_HEADERLINK = re.compile(r"<a\b[^>]*\bheaderlink\b[^>]*>.*?</a\s*>", re.S | re.I)
+_INLINE = re.compile(
+    rf"</?(?:span|a|em|strong|b|i|abbr|cite|small|sup|sub|kbd|var|samp|dfn|mark|u|s)\b{_ATTRS}>",
+    re.I,
+)
+
+
+def html_lines(page: str) -> list[str]:
+    """The text lines of an HTML page."""
+    reader = _Reader()
+    reader.feed(_simplified(page))
+    reader.close()
+    return reader.lines()
+
+
+def _simplified(page: str) -> str:
+    """The page without scripts, styles, heading links (¶) and inline tags (`<span>`,
+    `<a>`, `<em>`, ...), and with each `<pre>` as plain text.
+
+    All are cheap to do with patterns and costly for the parser: highlighted code is a
+    tag per word, and prose a tag every few words; none of them changes the text.
+    """
+    page = _SKIPPED.sub("", page)
+    page = _PRE.sub(lambda m: m[1] + _plain(m[2]) + m[3], page)
+    return _INLINE.sub("", _HEADERLINK.sub("", page))
+
+
+def _plain(markup: str) -> str:
+    text = html.unescape(_TAG.sub("", _BR.sub("\n", markup)))
+    return html.escape(text, quote=False)
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+@dataclass
+class _Open:
+    tag: str
+    dropped: bool  # this element starts a dropped region
+    content: bool  # this element marks the page's content
+
+
+@dataclass
+class _Out:
+    """Lines written so far, and the paragraph being gathered."""
+
+    lines: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+
+
+class _Reader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[_Open] = []
+        self.open_tags: Counter[str] = Counter()  # tags in `stack`, to skip stray end tags fast
+        self.dropping = 0  # open elements that drop what they hold
+        self.in_content = 0  # open elements that mark the content
+        self.everything, self.content = _Out(), _Out()
+        self.pre: list[str] | None = None  # the raw text of an open <pre>
+        self.heading = 0
+        self.lists: list[str] = []  # "ul"/"ol" of the open lists
+        self.cells = 0  # cells written in the open table row
+
+    # What is kept: the content when the page marks it, else everything not dropped.
+
+    def lines(self) -> list[str]:
+        for out in (self.everything, self.content):
+            self._flush(out)
+        chosen = self.content.lines if any(self.content.lines) else self.everything.lines
+        result: list[str] = []
+        for line in chosen:
+            line = line.rstrip()
+            if line or (result and result[-1]):
+                result.append(line)
+        while result and not result[-1]:
+            result.pop()
+        return result
+
+    def _outs(self) -> list[_Out]:
+        if self.dropping:
+            return []
+        return [self.everything, self.content] if self.in_content else [self.everything]
+
+    def _write(self, *lines: str) -> None:
+        for out in self._outs():
+            self._flush(out)
+            out.lines.extend(lines)
+
+    def _flush(self, out: _Out, *, gap: bool = True) -> None:
+        """Write the gathered words as a paragraph (`gap`: and a blank line after it)."""
+        text = " ".join("".join(out.words).split())
+        out.words.clear()
+        if not text:
+            return
+        if self.heading:
+            out.lines.extend(["", "#" * self.heading + " " + text, ""])
+        elif self.cells:
+            out.lines.append(text)  # a table row stays on one line
+        elif self.lists and any(o.tag == "li" for o in self.stack):
+            indent = "  " * (len(self.lists) - 1)
+            out.lines.extend(_wrap(text, indent + "- ", indent + "  "))
+        else:
+            out.lines.extend([*_wrap(text, "", ""), ""] if gap else _wrap(text, "", ""))
+
+    def _block(self) -> None:
+        for out in self._outs():
+            self._flush(out)
+
+    # The parser's callbacks.
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._close_implied(tag)
+        if tag in VOID_TAGS:
+            self._void(tag)
+            return
+        values = dict(attrs)
+        classes = set((values.get("class") or "").split())
+        dropped = (
+            tag in DROPPED_TAGS
+            or (values.get("role") or "") in DROPPED_ROLES
+            or bool(classes & DROPPED_CLASSES)
+            or (tag == "header" and not self.in_content)
+            or "hidden" in values
+        )
+        content = tag in CONTENT_TAGS or values.get("role") == "main"
+        if tag in BLOCK_TAGS:
+            self._block()
+        self.stack.append(_Open(tag, dropped, content))
+        self.open_tags[tag] += 1
+        self.dropping += dropped
+        self.in_content += content
+        self._opened(tag)
+
+    def _opened(self, tag: str) -> None:
+        if self.dropping:
+            return
+        if tag in HEADINGS:
+            self.heading = HEADINGS[tag]
+        elif tag == "pre":
+            self._write("```")
+            self.pre = []
+        elif tag in {"ul", "ol"}:
+            self.lists.append(tag)
+        elif tag == "tr":
+            self.cells = 0
+        elif tag in {"td", "th"}:
+            if self.cells:
+                self._data(" | ")
+            self.cells += 1
+        elif tag == "code" and self.pre is None:
+            self._data("`")
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.open_tags[tag]:
+            return  # a stray end tag
+        while self.stack:
+            opened = self.stack.pop()
+            self.open_tags[opened.tag] -= 1
+            self._closed(opened)
+            if opened.tag == tag:
+                break
+
+    def _closed(self, opened: _Open) -> None:
+        tag = opened.tag
+        if not self.dropping:
+            if tag in HEADINGS:
+                self._block()
+                self.heading = 0
+            elif tag == "pre" and self.pre is not None:
+                text = "".join(self.pre).strip("\n")
+                self.pre = None
+                self._write(*[line.rstrip() for line in text.split("\n")], "```", "")
+            elif tag in {"ul", "ol"} and self.lists:
+                self._block()
+                self.lists.pop()
+                if not self.lists:
+                    self._write("")
+            elif tag == "tr":
+                self._block()
+                self.cells = 0
+            elif tag == "table":
+                self._write("")
+            elif tag == "code" and self.pre is None:
+                self._data("`")
+            elif tag in BLOCK_TAGS:
+                self._block()
+        self.dropping -= opened.dropped
+        self.in_content -= opened.content
+
+    def _close_implied(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, -1, -1):
+            opened = self.stack[i].tag
+            if tag in CLOSED_BY.get(opened, ()):
+                self.handle_endtag(opened)
+                return
+            if opened in {"ul", "ol", "dl", "table", "div", "section", "blockquote"}:
+                return  # a boundary: what is inside it is not closed from outside
+
+    def _void(self, tag: str) -> None:
+        if self.dropping:
+            return
+        if tag == "br":
+            if self.pre is not None:
+                self.pre.append("\n")
+            for out in self._outs():
+                self._flush(out, gap=False)
+        elif tag == "hr":
+            self._write("")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID_TAGS and self.stack and self.stack[-1].tag == tag:
+            self.handle_endtag(tag)
+
+    def handle_data(self, data: str) -> None:
+        if not self.dropping:
+            self._data(data)
+
+    def _data(self, data: str) -> None:
+        if self.pre is not None:
+            self.pre.append(data)
+            return
+        for out in self._outs():
+            out.words.append(data)

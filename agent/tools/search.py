@@ -1,0 +1,69 @@
+"""The text `search_docs` prints: ranked sections, or what was searched and what to try."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.search import DocsIndex, Hit, query_terms
+from agent.tools.registry import ToolError
+
+MAX_LIMIT = 10  # sections per search at most: ten fit well under the observation limit
+SNIPPET_WIDTH = 200
+TRY_ELSE = (
+    "Try other words (a synonym, a broader or a more specific term), grep_docs for an "
+    "exact string, or list_docs to see the files."
+)
+
+
+def search_report(index: DocsIndex, query: str, limit: int) -> str:
+    """The best sections for `query` as numbered lines: `path:start-end`, trail, snippet."""
+    terms = query_terms(query)
+    if not terms:
+        raise ToolError(
+            f"error: no words to search for in {query!r}; give a few key words, "
+            'e.g. search_docs(query="pool timeout")'
+        )
+    if limit < 1:
+        raise ToolError(f"error: limit {limit} is below 1; ask for 1 to {MAX_LIMIT} sections")
+    hits = index.search(terms, limit=min(limit, MAX_LIMIT))
+    counts = index.term_counts(terms)
+    absent = [t for t in terms if not counts.get(t)]
+    if not hits:
+        return f"no section of the docs mentions {_either(terms)}. {TRY_ELSE}"
+    found = [t for t in terms if t not in absent]
+    rows = [f"{len(hits)} best section{'s' if len(hits) != 1 else ''} for {_listed(terms)}:"]
+    for n, hit in enumerate(hits, start=1):
+        rows.extend(_hit_lines(n, hit, found))
+    if absent:
+        rows.append(f"(no doc mentions {_either(absent)})")
+    rows.append("Read a section with read_doc before citing it; grep_docs finds exact strings.")
+    return "\n".join(rows)
+
+
+def _hit_lines(n: int, hit: Hit, found: Sequence[str]) -> list[str]:
+    head = f"{n}. {hit.citation}"
+    if hit.headings:
+        head += "  " + " > ".join(hit.headings)
+    missing = [t for t in found if t not in hit.matched_terms]
+    if missing:
+        head += f"  (matches {_listed(hit.matched_terms)}; not {_either(missing)})"
+    lines = [head]
+    snippet = hit.snippet
+    if snippet:
+        if len(snippet) > SNIPPET_WIDTH:
+            snippet = snippet[: SNIPPET_WIDTH - 1].rstrip() + "…"
+        lines.append(f"   {snippet}")
+    return lines
+
+
+def _shown(term: str) -> str:
+    return f'"{term}"' if " " in term else term
+
+
+def _listed(terms: Sequence[str]) -> str:
+    return ", ".join(_shown(t) for t in terms)
+
+
+def _either(terms: Sequence[str]) -> str:
+    shown = [_shown(t) for t in terms]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]

@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.config import Config, build_agent, open_docs
+from agent.events import ToolCallFinished
+from agent.loop import SYSTEM_PROMPT
+from agent.testing import ScriptedModel, call, reply
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
+from agent.tools.search import MAX_LIMIT
+
+
+def search(ctx: DocsContext, **arguments: object) -> tuple[str, bool]:
+    outcome = docs_registry().call("search_docs", json.dumps(arguments), [ctx])
+    return outcome.output, outcome.error
+
+
+def test_search_docs_shows_ranked_sections_with_trails_and_snippets(ctx: DocsContext) -> None:
+    assert search(ctx, query="Where is the intro to request timeouts?") == (
+        "2 best sections for intro, request, timeouts:\n"
+        "1. guide.md:5-8  Guide > Timeouts  (matches request, timeouts; not intro)\n"
+        "   **Requests** time out after five seconds by default. Set `**timeout**=None` to wait "
+        "forever.\n"
+        "2. guide.md:1-3  Guide  (matches intro; not request or timeouts)\n"
+        "   **Intro** line.\n"
+        "Read a section with read_doc before citing it; grep_docs finds exact strings.",
+        False,
+    )
+
+
+def test_search_docs_says_which_words_no_doc_holds(ctx: DocsContext) -> None:
+    output, error = search(ctx, query="timeouts in kubernetes", limit=1)
+    assert not error
+    assert output.splitlines()[0] == "1 best section for timeouts, kubernetes:"
+    assert output.splitlines()[1] == "1. guide.md:5-8  Guide > Timeouts"
+    assert output.splitlines()[-2] == "(no doc mentions kubernetes)"
+
+
+def test_no_match_says_what_was_searched_and_what_to_try(ctx: DocsContext) -> None:
+    assert search(ctx, query='kubernetes "helm chart"') == (
+        'no section of the docs mentions "helm chart" or kubernetes. Try other words (a '
+        "synonym, a broader or a more specific term), grep_docs for an exact string, or "
+        "list_docs to see the files.",
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    "query", ['" OR *', "NEAR(timeout, 2)", "timeout AND NOT intro", "title:timeout", "(((", "'"]
+)
+def test_fts_syntax_in_a_query_is_searched_as_words(ctx: DocsContext, query: str) -> None:
+    output, error = search(ctx, query=query)
+    assert not output.startswith("error: search_docs failed")
+    assert error == (query in {"(((", "'"})  # no words at all
+
+
+def test_bad_queries_and_limits_are_observations(ctx: DocsContext) -> None:
+    assert search(ctx, query="?!") == (
+        "error: no words to search for in '?!'; give a few key words, "
+        'e.g. search_docs(query="pool timeout")',
+        True,
+    )
+    assert search(ctx, query="timeout", limit=0) == (
+        f"error: limit 0 is below 1; ask for 1 to {MAX_LIMIT} sections",
+        True,
+    )
+
+
+def test_limit_is_capped(docs: Path) -> None:
+    for n in range(15):
+        (docs / f"page{n}.md").write_text(f"# Page {n}\n\ntimeout {n}\n")
+    output, _ = search(DocsContext(Corpus.open(docs)), query="timeout", limit=50)
+    assert output.splitlines()[0] == f"{MAX_LIMIT} best sections for timeout:"
+    assert len(output) < 3000
+
+
+def test_every_agent_offers_search_docs_first_and_the_prompt_says_so(
+    docs: Path, tmp_path: Path
+) -> None:
+    config = Config(docs=docs, model="script:x", cache_dir=tmp_path / "cache")
+    model = ScriptedModel([reply(None, call("search_docs", {"query": "timeouts"})), reply("done")])
+    agent = build_agent(config, model=model)
+    events = list(agent.run("what are the timeouts?"))
+    assert agent.tools.names == ["search_docs", "list_docs", "grep_docs", "read_doc"]
+    outputs = [e.output for e in events if isinstance(e, ToolCallFinished)]
+    assert outputs[0].startswith("1 best section for timeouts:\n1. guide.md:5-8")
+    assert "search_docs first" in SYSTEM_PROMPT and "grep_docs to find an exact" in SYSTEM_PROMPT
+    assert list((tmp_path / "cache").glob("docs-*.sqlite"))  # the config's cache folder
+
+
+def test_open_docs_builds_a_lazy_index_in_the_cache_folder(docs: Path, tmp_path: Path) -> None:
+    opened = open_docs(Config(docs=docs, cache_dir=tmp_path / "cache"))
+    assert opened.index is not None and not (tmp_path / "cache").exists()  # nothing opened yet
+    assert opened.index.prepare().docs == 2
+    assert (tmp_path / "cache").is_dir()
+
+
+def test_the_manual_shows_what_search_docs_really_prints() -> None:
+    manual = Path(__file__).resolve().parents[2] / "data" / "manual"
+    page = (manual / "formats-and-search.md").read_text()
+    shown = page.split('Asked "How do I cancel a running\nquestion?" over this manual')[1]
+    example = shown.split("```\n")[1]
+    output, _ = search(
+        DocsContext(Corpus.open(manual)), query="How do I cancel a running question?", limit=2
+    )
+    assert output + "\n" == example

@@ -1,0 +1,257 @@
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from agent.search.sections import split_sections
+from agent.tools.citations import find_citations
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
+from agent.tools.formats import (
+    NotText,
+    doc_lines,
+    doc_suffix,
+    gunzip,
+    heading_style,
+    not_a_doc,
+    skipped_summary,
+)
+
+SPHINX = """\
+<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Timeouts &#8212; Demo 1.0 documentation</title>
+<script src="_static/doctools.js"></script><style>body { color: red }</style></head>
+<body>
+<div class="related" role="navigation"><ul><li><a href="genindex.html">index</a></li></ul></div>
+<div class="document"><div class="documentwrapper"><div class="bodywrapper">
+<div class="body" role="main">
+<section id="timeouts">
+<h1>Timeouts<a class="headerlink" href="#timeouts" title="Link to this heading">¶</a></h1>
+<p>Requests time out after <strong>five seconds</strong> by default.
+Pass <code class="docutils literal notranslate"><span class="pre">timeout=None</span></code>
+to wait forever.</p>
+<section id="pool">
+<h2>Pool timeout<a class="headerlink" href="#pool">¶</a></h2>
+<ul class="simple">
+<li><p>connect: waiting for a socket</p></li>
+<li><p>pool: waiting for a connection</p></li>
+</ul>
+<div class="highlight-python notranslate"><div class="highlight"><pre><span></span>\
+<span class="n">client</span> <span class="o">=</span> <span class="n">Client</span>\
+<span class="p">(</span><span class="n">timeout</span><span class="o">=</span>\
+<span class="mi">5</span><span class="p">)</span>
+# a comment, not a heading
+</pre></div></div>
+</section></section>
+</div></div></div>
+<div class="sphinxsidebar" role="navigation"><h3>Navigation</h3><p>Contents</p></div>
+</div>
+<div class="footer">&#169; Copyright 2024.</div>
+</body></html>
+"""
+
+SPHINX_TEXT = [
+    "# Timeouts",
+    "",
+    "Requests time out after five seconds by default. Pass `timeout=None` to wait forever.",
+    "",
+    "## Pool timeout",
+    "",
+    "- connect: waiting for a socket",
+    "- pool: waiting for a connection",
+    "",
+    "```",
+    "client = Client(timeout=5)",
+    "# a comment, not a heading",
+    "```",
+]
+
+MKDOCS = """\
+<html><head><title>Proxies - Demo</title></head><body>
+<header class="md-header"><nav><a href="/">Demo</a><input class="md-search__input"></nav></header>
+<div class="md-container"><main class="md-main"><div class="md-main__inner">
+<div class="md-sidebar md-sidebar--primary"><nav class="md-nav"><ul><li>Home</li></ul></nav></div>
+<div class="md-content"><article class="md-content__inner md-typeset">
+<h1 id="proxies">Proxies<a class="headerlink" href="#proxies" title="Permanent link">&para;</a></h1>
+<p>Route requests through a proxy.</p>
+<table><thead><tr><th>Variable</th><th>Meaning</th></tr></thead>
+<tbody><tr><td><code>HTTP_PROXY</code></td><td>proxy for http</td></tr></tbody></table>
+<h2 id="auth">Authentication</h2>
+<p>Put the user in the URL.</p>
+</article></div></div></main>
+<footer class="md-footer"><p>Made with Material for MkDocs</p></footer></div>
+</body></html>
+"""
+
+
+def test_a_sphinx_page_reads_as_clean_text_with_markdown_headings() -> None:
+    lines = doc_lines(SPHINX.encode(), "api/timeouts.html")
+    assert lines == SPHINX_TEXT
+    sections = split_sections(lines, heading_style("api/timeouts.html"))
+    assert [(s.start, s.end, s.headings) for s in sections] == [
+        (1, 3, ("Timeouts",)),
+        (5, 13, ("Timeouts", "Pool timeout")),
+    ]
+
+
+def test_a_mkdocs_page_keeps_its_article_and_drops_header_nav_and_footer() -> None:
+    lines = doc_lines(MKDOCS.encode(), "proxies/index.htm")
+    assert lines == [
+        "# Proxies",
+        "",
+        "Route requests through a proxy.",
+        "",
+        "Variable | Meaning",
+        "`HTTP_PROXY` | proxy for http",
+        "",
+        "## Authentication",
+        "",
+        "Put the user in the URL.",
+    ]
+    assert [s.headings for s in split_sections(lines, "markdown")] == [
+        ("Proxies",),
+        ("Proxies", "Authentication"),
+    ]
+
+
+def test_a_plain_page_without_marked_content_keeps_its_body() -> None:
+    page = (
+        "<html><head><title>T</title><style>p{}</style></head><body>"
+        "<nav>menu</nav><h3>Notes</h3>Loose text<br>next line<p>A &amp; B</p>"
+        "<script>alert(1)</script></body></html>"
+    )
+    assert doc_lines(page.encode(), "notes.html") == [
+        "### Notes",
+        "",
+        "Loose text",
+        "next line",
+        "",
+        "A & B",
+    ]
+
+
+def test_long_html_paragraphs_are_wrapped_like_a_source() -> None:
+    page = "<p>" + " ".join(f"word{n}" for n in range(60)) + "</p>"
+    lines = doc_lines(page.encode(), "a.html")
+    assert len(lines) > 1 and all(len(line) <= 100 for line in lines)
+    assert " ".join(lines).split() == [f"word{n}" for n in range(60)]
+
+
+def test_html_charset_and_byte_order_marks() -> None:
+    latin = '<meta charset="iso-8859-1"><p>caf\xe9</p>'.encode("latin-1")
+    assert doc_lines(latin, "a.html") == ["café"]
+    assert doc_lines("\ufeff# Título\n".encode(), "a.md") == ["# Título"]
+    assert doc_lines("line\n".encode("utf-16"), "a.txt") == ["line"]
+
+
+def test_lines_split_as_an_editor_numbers_them() -> None:
+    assert doc_lines(b"a\r\nb\rc\x0cstill c\n\nd", "a.md") == ["a", "b", "c\x0cstill c", "", "d"]
+    assert doc_lines(b"bad \xff byte\n", "a.txt") == ["bad \ufffd byte"]
+
+
+def test_gzipped_docs_read_as_their_inner_type() -> None:
+    assert doc_lines(gzip.compress(b"# Title\ntext\n"), "NEWS.md.gz") == ["# Title", "text"]
+    html = gzip.compress(b"<h2>Part</h2><p>text</p>")
+    assert doc_lines(html, "page.html.gz") == ["## Part", "", "text"]
+    two_members = gzip.compress(b"one\n") + gzip.compress(b"two\n")
+    assert doc_lines(two_members, "a.txt.gz") == ["one", "two"]
+    assert heading_style("x.rst.gz") == "rst" and doc_suffix("X.HTML.GZ") == ".html"
+
+
+def test_gzip_bombs_broken_gzips_and_binary_files_are_not_text() -> None:
+    with pytest.raises(NotText, match="unzips to more than 1 MB"):
+        gunzip(gzip.compress(b"0" * (2 * 1024 * 1024)), limit=1024 * 1024)
+    with pytest.raises(NotText, match="not a valid gzip file"):
+        doc_lines(b"plain bytes", "a.md.gz")
+    with pytest.raises(NotText, match="cut short"):
+        doc_lines(gzip.compress(b"x" * 1000)[:20], "a.md.gz")
+    with pytest.raises(NotText, match="binary"):
+        doc_lines(b"\x89PNG\r\n\x1a\n\0\0\0", "image.md")
+
+
+def test_which_names_are_docs() -> None:
+    assert not_a_doc("guide/intro.md") is None
+    assert not_a_doc("README.txt.gz") is None
+    assert not_a_doc("logo.png") == "unknown type"
+    assert not_a_doc("changelog.gz") == "unknown type"
+    assert not_a_doc("genindex.html") == "generated"
+    assert not_a_doc("api/genindex-all.html") == "generated"
+    assert not_a_doc("_sources/intro.rst.txt") == "generated"
+
+
+def test_the_skipped_summary_counts_by_reason() -> None:
+    skipped = {
+        "a.png": "unknown type",
+        "b.png": "unknown type",
+        "c.js": "unknown type",
+        "d.css": "unknown type",
+        "e.svg": "unknown type",
+        "data.txt": "binary",
+    }
+    assert skipped_summary(skipped) == (
+        "6 files skipped: 5 of unknown type (2 .png, 1 .css, 1 .js, …); 1 binary (data.txt)"
+    )
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    (root / "_static").mkdir(parents=True)
+    (root / "timeouts.html").write_text(SPHINX)
+    (root / "NEWS.md.gz").write_bytes(gzip.compress(b"# News\n\n## 2.0\n\nPool timeout added.\n"))
+    (root / "data.txt").write_bytes(b"\0\1\2binary")
+    (root / "_static" / "doctools.js").write_text("var x;")
+    (root / "genindex.html").write_text("<h1>Index</h1>")
+    return root
+
+
+def call(ctx: DocsContext, name: str, raw: str) -> tuple[str, bool]:
+    outcome = docs_registry().call(name, raw, [ctx])
+    return outcome.output, outcome.error
+
+
+def test_the_docs_tools_and_citations_count_the_same_lines(mixed: Path) -> None:
+    corpus = Corpus.open(mixed)
+    ctx = DocsContext(corpus)
+    assert call(ctx, "list_docs", "{}") == (
+        "(2 docs; 2 files skipped: 1 generated (genindex.html); 1 of unknown type (1 .js))\n"
+        "(skipped data.txt: binary)\n"
+        "NEWS.md.gz  (5 lines)  News\n"
+        "timeouts.html  (13 lines)  Timeouts",
+        False,
+    )
+    assert call(ctx, "grep_docs", '{"keyword": "pool"}') == (
+        "(skipped data.txt: binary)\n"
+        "NEWS.md.gz:5: Pool timeout added.\n"
+        "timeouts.html:5: ## Pool timeout\n"
+        "timeouts.html:8: - pool: waiting for a connection",
+        False,
+    )
+    output, error = call(ctx, "read_doc", '{"path": "timeouts.html", "start": 5, "end": 5}')
+    assert (output, error) == ("timeouts.html lines 5-5 of 13\n   5| ## Pool timeout", False)
+    assert call(ctx, "read_doc", '{"path": "data.txt"}') == (
+        "error: cannot read data.txt: binary; call list_docs to see the files",
+        True,
+    )
+    cited = find_citations("See timeouts.html:5-13 and NEWS.md.gz:3-5 and x.html:1", corpus)
+    assert [(c.path, c.start, c.end, c.valid) for c in cited] == [
+        ("timeouts.html", 5, 13, True),
+        ("NEWS.md.gz", 3, 5, True),
+        ("x.html", 1, 1, False),
+    ]
+
+
+def test_an_unreadable_doc_is_counted_not_fatal(mixed: Path) -> None:
+    (mixed / "gone.md").write_text("# Gone\n")
+    ctx = DocsContext(Corpus.open(mixed))
+    (mixed / "gone.md").unlink()  # after the scan: reading it fails
+    output, error = call(ctx, "list_docs", "{}")
+    assert not error
+    assert output.splitlines()[:2] == [
+        "(2 docs; 2 files skipped: 1 generated (genindex.html); 1 of unknown type (1 .js))",
+        "(skipped 2 docs that could not be read: data.txt (binary), gone.md (it no longer exists))",
+    ]
+    grep = call(ctx, "grep_docs", '{"keyword": "gone"}')[0].splitlines()
+    assert grep[0].startswith("(skipped 2 docs") and grep[1].startswith("no matches")

@@ -1,0 +1,182 @@
+"""Eval benchmark: `docsagent eval` with the offline model beside a BM25 top-3 baseline.
+
+Run it with `python tests/bench/bench_eval.py` (`make bench` does). For each question set
+in tests/eval/ (not the held-out ones) it finds the docs (tests/eval/fetch_docs.sh
+installs missing Debian packages), runs `docsagent eval --model offline --json`, ranks
+the same questions with tests/bench/bm25.py, and prints per set: evidence hits, wording
+agreement and unanswerables declined, for both. Then the time of an offline `ask` on the
+httpx docs, warm. `--heldout` runs the held-out sets instead: once, at the very end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from agent import (  # noqa: E402
+    Citation,
+    Config,
+    Corpus,
+    Question,
+    Session,
+    Summary,
+    Totals,
+    build_agent,
+    load_questions,
+    score,
+    summarise,
+)
+from tests.bench.bm25 import BM25  # noqa: E402
+from tests.eval.sets import BENCH_SETS, HELDOUT_SETS, drift, locate, question_file  # noqa: E402
+
+DOCSAGENT = Path(sys.executable).parent / "docsagent"
+TIMED_QUESTION = "What kinds of timeouts does httpx have?"
+
+
+def offline_eval(questions: Path, docs: Path, traces: Path) -> dict[str, object]:
+    """`docsagent eval --json` with the offline model, as a user would run it."""
+    command = [str(DOCSAGENT), "eval", str(questions), "--docs", str(docs), "--model", "offline"]
+    done = subprocess.run(
+        [*command, "--json", "--trace-dir", str(traces)], capture_output=True, text=True
+    )
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"docsagent eval failed ({done.returncode}): {done.stderr.strip()}")
+    report: dict[str, object] = json.loads(done.stdout)
+    return report
+
+
+def baseline(questions: list[Question], docs: Path) -> tuple[Summary, float]:
+    """BM25's top three sections as the citations of an answer (none: a decline)."""
+    corpus = Corpus.open(docs)
+    began = time.perf_counter()
+    index = BM25(corpus)
+    built = time.perf_counter() - began
+    results = []
+    for question in questions:
+        top = index.top(question.question)
+        citations = [Citation(path, start, end, True) for path, start, end in top]
+        answer = ", ".join(f"{p}:{a}-{b}" for p, a, b in top) or None
+        finished = Totals().finish("answered", elapsed_s=0.0, answer=answer or "nothing found")
+        results.append(score(question, finished, citations))
+    return summarise(results), built
+
+
+COUNTS = ("hits", "with_evidence", "groups_agreeing", "groups", "declined", "unanswerable")
+
+
+def counts(summary: Summary) -> dict[str, int]:
+    """The counts the table shows, named as in `docsagent eval --json`."""
+    return {name: getattr(summary, name) for name in COUNTS}
+
+
+def rate(part: int, whole: int) -> str:
+    return (f"{part}/{whole} {part / whole:.0%}" if whole else "-").ljust(12)
+
+
+def row(name: str, n: int, ours: dict[str, int], theirs: dict[str, int]) -> str:
+    def side(c: dict[str, int]) -> str:
+        pairs = [("hits", "with_evidence"), ("groups_agreeing", "groups")]
+        pairs.append(("declined", "unanswerable"))
+        return "".join(rate(c[a], c[b]) for a, b in pairs)
+
+    return f"{name:<8}{n:>4}  {side(ours)}| {side(theirs)}".rstrip()
+
+
+HEADER = f"{'set':<8}{'n':>4}  " + ("hits".ljust(12) + "agree".ljust(12) + "declined".ljust(12)) * 2
+HEADER = (HEADER[:50] + "| " + HEADER[50:]).rstrip()
+
+
+def ask_timing(docs: Path, runs: int = 5) -> tuple[float, float]:
+    """Median seconds of an offline `ask` in process (after a warm-up) and as a command."""
+    with tempfile.TemporaryDirectory() as traces:
+        config = Config(docs=docs, model="offline", trace_dir=Path(traces))
+
+        def ask() -> float:
+            began = time.perf_counter()
+            for _ in Session(build_agent(config), trace_dir=Path(traces)).ask(TIMED_QUESTION):
+                pass
+            return time.perf_counter() - began
+
+        ask()  # warm: caches, and the index once there is one
+        inside = statistics.median(ask() for _ in range(runs))
+        command = [str(DOCSAGENT), "ask", TIMED_QUESTION, "--docs", str(docs)]
+        command += ["--model", "offline", "--trace-dir", traces]
+        walls = []
+        for _ in range(3):
+            began = time.perf_counter()
+            subprocess.run(command, capture_output=True, check=False)
+            walls.append(time.perf_counter() - began)
+    return inside, statistics.median(walls)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--heldout", action="store_true", help="run the held-out sets (once)")
+    parser.add_argument("--no-install", action="store_true", help="do not apt-get install docs")
+    options = parser.parse_args()
+    names = HELDOUT_SETS if options.heldout else BENCH_SETS
+    found = locate(names, install=not options.no_install)
+    title = "HELD-OUT sets (run once, at the end)" if options.heldout else "question sets"
+    print(f"eval bench: {title}: offline model (docsagent eval) vs BM25 top-3 sections")
+    print(f"{'':<14}{'offline model':<36}| BM25 top-3 (declines only when no word matches)")
+    print(HEADER)
+    totals = []
+    with tempfile.TemporaryDirectory() as traces:
+        for name in names:
+            if name not in found:
+                print(f"{name:<8} skipped: docs not found (tests/eval/fetch_docs.sh {name})")
+                continue
+            questions = load_questions(question_file(name))
+            problems = drift(questions, found[name])
+            if problems:
+                print(f"{name:<8} skipped: the evidence does not fit these docs: {problems[0]}")
+                continue
+            report = offline_eval(question_file(name), found[name], Path(traces))
+            summary = report["summary"]
+            assert isinstance(summary, dict)
+            bm25, built = baseline(questions, found[name])
+            print(row(name, summary["questions"], summary, counts(bm25)))
+            totals.append((name, summary, bm25, built, found[name]))
+    if len(totals) > 1:
+        n = sum(summary["questions"] for _, summary, *_ in totals)
+        ours = {k: sum(summary[k] for _, summary, *_ in totals) for k in COUNTS}
+        theirs = {k: sum(counts(bm25)[k] for _, _, bm25, *_ in totals) for k in COUNTS}
+        print(row("all", n, ours, theirs))
+    print()
+    for name, summary, _, built, docs in totals:
+        per = summary["seconds"] / max(1, summary["questions"])
+        terms = rate(summary["terms_found"], summary["terms"]).strip()
+        print(
+            f"{name}: {docs} · offline: {per:.2f} s a question, terms found {terms}, "
+            f"false declines {summary['false_declines']} · BM25 index built in {built:.2f} s"
+        )
+    met = [
+        name
+        for name, summary, bm25, *_ in totals
+        if (summary["hit_rate"] or 0) >= 0.9
+        and (summary["agreement"] or 0) >= 0.9
+        and summary["declined"] == summary["unanswerable"]
+        and summary["hits"] >= bm25.hits
+    ]
+    print(f"targets met (hits and agreement >= 90%, all declined, >= BM25): {met or 'none'}")
+    httpx = found.get("httpx") or locate(("httpx",), install=False).get("httpx")
+    if httpx is not None and not options.heldout:
+        inside, wall = ask_timing(httpx)
+        print(
+            f"offline ask on httpx, warm: {inside * 1000:.0f} ms in process "
+            f"(median of 5), {wall * 1000:.0f} ms as a command with start-up (median of 3)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

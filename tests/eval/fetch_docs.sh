@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Finds the docs each eval question set asks about, installing the Debian package that
+# ships them when it is missing, and prints one "NAME<TAB>FOLDER" line per set found.
+#
+#   tests/eval/fetch_docs.sh [--no-install] [SET...]
+#
+# SETs: manual httpx cmake vim (the default: the sets `make bench` runs) and python (the
+# held-out set; see tests/eval/README.md). A set that cannot be found or installed is
+# reported on stderr and left out. The question sets were written against Debian 12's
+# cmake-data 3.25.1, vim-runtime 9.0.1378 and python3.11-doc 3.11.2.
+set -uo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+install=1
+if [[ "${1:-}" == "--no-install" ]]; then
+    install=0
+    shift
+fi
+sets=("$@")
+[[ ${#sets[@]} -eq 0 ]] && sets=(manual httpx cmake vim)
+
+package_of() {
+    case "$1" in
+        cmake) echo cmake-data ;;
+        vim) echo vim-runtime ;;
+        python) echo python3-doc ;;
+    esac
+}
+
+newest() { # the last of the existing folders, by version order
+    local found=()
+    for dir in "$@"; do [[ -d "$dir" ]] && found+=("$dir"); done
+    [[ ${#found[@]} -gt 0 ]] && printf '%s\n' "${found[@]}" | sort -V | tail -n 1
+}
+
+folder_of() {
+    case "$1" in
+        manual) echo "$repo/data/manual" ;;
+        httpx) [[ -d "$repo/../shared/corpora/httpx-docs" ]] &&
+            (cd "$repo/../shared/corpora/httpx-docs" && pwd) ;;
+        cmake) newest /usr/share/cmake-*/Help ;;
+        vim) newest /usr/share/vim/vim[0-9]*/doc ;;
+        python) newest /usr/share/doc/python3.*/html/_sources ;;
+    esac
+}
+
+for name in "${sets[@]}"; do
+    case "$name" in
+        manual | httpx | cmake | vim | python) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim python)" >&2
+           continue ;;
+    esac
+    folder="$(folder_of "$name")"
+    package="$(package_of "$name")"
+    if [[ -z "$folder" && -n "$package" && $install -eq 1 ]]; then
+        echo "fetch_docs: installing $package for the $name docs" >&2
+        sudo=()
+        [[ $(id -u) -ne 0 ]] && sudo=(sudo)
+        if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1; then
+            "${sudo[@]}" apt-get update -qq >/dev/null 2>&1
+            "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+                apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1
+        fi
+        folder="$(folder_of "$name")"
+    fi
+    if [[ -z "$folder" ]]; then
+        echo "fetch_docs: no $name docs here${package:+ (Debian package $package)}" >&2
+        continue
+    fi
+    printf '%s\t%s\n' "$name" "$folder"
+done

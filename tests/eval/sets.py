@@ -1,0 +1,59 @@
+"""The eval question sets: where their files and docs are, and whether they still match.
+
+Shared by the question-set tests and `tests/bench/bench_eval.py`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from agent import Corpus, Question, evidence_problems
+
+HERE = Path(__file__).resolve().parent
+BENCH_SETS = ("manual", "httpx", "cmake", "vim")
+HELDOUT_SETS = ("python",)
+WRITTEN_FOR = {
+    "cmake": Path("/usr/share/cmake-3.25/Help"),
+    "vim": Path("/usr/share/vim/vim90/doc"),
+    "python": Path("/usr/share/doc/python3.11/html/_sources"),
+}
+"""The Debian doc folders (Debian 12) whose lines the evidence of those sets counts."""
+
+
+def question_file(name: str) -> Path:
+    """The JSONL file of a set (held-out sets live in `heldout/`)."""
+    folder = HERE / "heldout" if name in HELDOUT_SETS else HERE
+    return folder / f"{name}.jsonl"
+
+
+def locate(names: tuple[str, ...], *, install: bool) -> dict[str, Path]:
+    """The docs folder of each set found (installing missing Debian packages if `install`)."""
+    flags = [] if install else ["--no-install"]
+    out = subprocess.run(
+        ["bash", str(HERE / "fetch_docs.sh"), *flags, *names],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    found = dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
+    return {name: Path(folder) for name, folder in found.items()}
+
+
+def drift(questions: list[Question], docs: Path) -> list[str]:
+    """Why the set's evidence does not fit these docs: ranges that are not lines of a doc,
+    and must-mention terms in none of a question's ranges (the docs moved on)."""
+    corpus = Corpus.open(docs)
+    problems = evidence_problems(questions, corpus)
+    if problems:
+        return problems
+    for question in questions:
+        texts = [
+            "\n".join(corpus.read_lines(corpus.resolve(e.path))[e.start - 1 : e.end]).casefold()
+            for e in question.evidence
+        ]
+        for term in question.must_mention:
+            if texts and not any(term.casefold() in text for text in texts):
+                ranges = ", ".join(str(e) for e in question.evidence)
+                problems.append(f"line {question.line}: {term!r} is not in {ranges}")
+    return problems

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from agent import load_questions
+from tests.eval.sets import (
+    BENCH_SETS,
+    HELDOUT_SETS,
+    WRITTEN_FOR,
+    drift,
+    locate,
+    question_file,
+)
+
+ALL_SETS = BENCH_SETS + HELDOUT_SETS
+WORDINGS = ["asked", "terse", "context"]
+
+
+def test_the_sets_hold_at_least_60_questions_over_at_least_four_doc_sets() -> None:
+    counts = {name: len(load_questions(question_file(name))) for name in ALL_SETS}
+    assert len(counts) >= 4
+    assert sum(counts.values()) >= 60
+    assert sum(counts[name] for name in BENCH_SETS) >= 60
+
+
+@pytest.mark.parametrize("name", ALL_SETS)
+def test_each_base_question_comes_in_three_wordings(name: str) -> None:
+    bases: dict[str, list[str]] = defaultdict(list)
+    for question in load_questions(question_file(name)):
+        assert question.base, f"{question.id} names no base question"
+        assert question.id == f"{question.base}-{question.wording}"
+        bases[question.base].append(question.wording)
+    assert all(wordings == WORDINGS for wordings in bases.values())
+
+
+@pytest.mark.parametrize("name", ALL_SETS)
+def test_each_set_has_answerable_and_unanswerable_questions(name: str) -> None:
+    questions = load_questions(question_file(name))
+    answerable = [q for q in questions if q.answerable]
+    assert all(q.evidence and q.must_mention for q in answerable)
+    assert len(answerable) >= 15
+    assert len(questions) - len(answerable) >= 3
+
+
+@pytest.mark.parametrize("name", ["manual", "httpx"])
+def test_evidence_ranges_lie_inside_their_docs_and_hold_the_terms(name: str) -> None:
+    docs = locate((name,), install=False).get(name)
+    if docs is None:
+        pytest.skip(f"the {name} docs are not here")
+    assert drift(load_questions(question_file(name)), docs) == []
+
+
+@pytest.mark.parametrize("name", ["cmake", "vim", "python"])
+def test_debian_doc_sets_match_when_installed(name: str) -> None:
+    docs = locate((name,), install=False).get(name)
+    if docs is None:
+        pytest.skip(f"the {name} docs are not installed (tests/eval/fetch_docs.sh {name})")
+    if docs != WRITTEN_FOR[name]:
+        pytest.skip(f"the {name} set counts lines of {WRITTEN_FOR[name]}, not {docs}")
+    assert drift(load_questions(question_file(name)), docs) == []

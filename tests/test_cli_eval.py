@@ -1,0 +1,226 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.trace import read_trace
+from tests.chatserver import MODEL, ChatServer, Reply
+from tui.cli import app
+
+QUESTIONS = [
+    {
+        "id": "replay",
+        "question": "How do I replay a saved run?",
+        "evidence": [{"path": "replay.md", "start": 3, "end": 4}],
+        "must_mention": ["docsagent replay"],
+    },
+    {
+        "id": "upgrade",
+        "question": "How do I upgrade docsagent?",
+        "evidence": [{"path": "install.md", "start": 5, "end": 7}],
+        "must_mention": ["--upgrade"],
+    },
+    {"id": "bread", "question": "How do I bake sourdough bread?", "answerable": False},
+]
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in [
+        "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+        "OPENAI_MODEL", "DOCSAGENT_DOCS", "DOCSAGENT_MAX_STEPS", "DOCSAGENT_PRICES",
+        "DOCSAGENT_NO_STREAM", "DOCSAGENT_TIMEOUT",
+    ]:  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    traces = tmp_path / "traces"
+    monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(traces))
+    return traces
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "replay.md").write_text(
+        "# Replay\n\nRun `docsagent replay FILE` to watch a saved run again.\n"
+        "Add `--speed 2` to play it twice as fast.\n"
+    )
+    (root / "install.md").write_text(
+        "# Install\n\nInstall with `pip install docsagent`.\n\n"
+        "## Upgrade\n\nUpgrade with `pip install --upgrade docsagent`.\n"
+    )
+    return root
+
+
+def question_file(tmp_path: Path, questions: list[dict[str, object]] = QUESTIONS) -> str:
+    path = tmp_path / "questions.jsonl"
+    path.write_text("".join(json.dumps(q) + "\n" for q in questions))
+    return str(path)
+
+
+def script(tmp_path: Path, turns: list[dict[str, object]]) -> str:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(turns))
+    return f"script:{path}"
+
+
+REPLAY_SCRIPT: list[dict[str, object]] = [
+    {"tool_calls": [{"name": "read_doc", "arguments": {"path": "replay.md"}}]},
+    {"content": "Run `docsagent replay FILE` (replay.md:3-4)."},
+]
+
+
+def run_eval(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["eval", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_eval_prints_a_line_per_question_on_stderr_and_the_table_on_stdout(
+    docs: Path, tmp_path: Path, clean_env: Path
+) -> None:
+    code, out, err = run_eval(
+        question_file(tmp_path), "--docs", str(docs), "--model", script(tmp_path, REPLAY_SCRIPT)
+    )
+    assert code == 0
+    assert err.splitlines()[0].startswith("[1/3] replay: hit (")
+    assert [line.split(" (")[0] for line in err.splitlines()] == [
+        "[1/3] replay: hit",
+        "[2/3] upgrade: miss",
+        "[3/3] bread: answered",
+    ]
+    lines = out.splitlines()
+    assert lines[0].split() == ["question", "result", "cites", "terms", "steps", "tokens", "s"]
+    assert lines[1].split()[:5] == ["replay", "hit", "replay.md:3-4", "1/1", "2"]
+    assert lines[2].split()[:5] == ["upgrade", "miss", "replay.md:3-4", "0/1", "2"]
+    assert lines[3].split()[:4] == ["bread", "answered", "replay.md:3-4", "2"]
+    assert lines[5] == (
+        "evidence hits 1/2 (50%) · terms found 1/2 (50%) · unanswerables declined 0/1 (0%) · "
+        "wordings agree -"
+    )
+    (folder,) = clean_env.iterdir()
+    assert folder.name.startswith("eval-") and folder.name.endswith("-questions")
+    assert lines[6].endswith(f"traces: {folder}")
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "001-replay.jsonl",
+        "002-upgrade.jsonl",
+        "003-bread.jsonl",
+    ]
+    assert list(clean_env.glob("*.jsonl")) == []  # not among the recent traces
+
+
+def test_eval_json_with_the_offline_model(docs: Path, tmp_path: Path) -> None:
+    code, out, err = run_eval(question_file(tmp_path), "--docs", str(docs), "--json")
+    assert code == 0
+    assert err.splitlines()[0].startswith("docsagent: no API key set, so answering with")
+    report = json.loads(out)
+    assert report["model"] == "offline"
+    assert report["docs"] == str(docs)
+    summary = report["summary"]
+    assert (summary["hits"], summary["with_evidence"], summary["hit_rate"]) == (2, 2, 1.0)
+    assert (summary["declined"], summary["unanswerable"]) == (1, 1)
+    assert summary["false_declines"] == 0
+    bread = report["results"][2]
+    assert (bread["outcome"], bread["declined"], bread["citations"]) == ("declined", True, [])
+    for result in report["results"]:
+        assert read_trace(result["trace"]).header["question"] == result["question"]
+
+
+def test_eval_exits_1_under_min_hit(docs: Path, tmp_path: Path) -> None:
+    model = script(tmp_path, REPLAY_SCRIPT)
+    code, _, err = run_eval(
+        question_file(tmp_path), "--docs", str(docs), "--model", model, "--min-hit", "0.9"
+    )
+    assert code == 1
+    assert err.splitlines()[-1] == "docsagent: evidence hit rate 50% is under --min-hit 90%"
+    code, _, _ = run_eval(
+        question_file(tmp_path), "--docs", str(docs), "--model", model, "--min-hit", "0.5"
+    )
+    assert code == 0
+
+
+def test_eval_exits_1_when_runs_fail(docs: Path, tmp_path: Path) -> None:
+    model = script(tmp_path, REPLAY_SCRIPT[:1])  # runs out of turns
+    code, out, err = run_eval(question_file(tmp_path), "--docs", str(docs), "--model", model)
+    assert code == 1
+    assert err.splitlines()[-1] == (
+        "docsagent: 3 of 3 questions failed; replay: the script has only 1 turns"
+    )
+    assert "3 without an answer" in out
+
+
+def test_a_bad_line_is_one_error_with_its_line_number(docs: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"question": "fine"}\n{"question": "broken"\n')
+    code, out, err = run_eval(str(path), "--docs", str(docs))
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [
+        f"docsagent: {path}: line 2: not valid JSON (Expecting ',' delimiter, column 22)"
+    ]
+    assert "Traceback" not in err
+
+
+def test_evidence_outside_the_docs_is_a_usage_error(docs: Path, tmp_path: Path) -> None:
+    questions = [{"question": "q", "evidence": [{"path": "replay.md", "start": 4, "end": 9}]}]
+    code, _, err = run_eval(question_file(tmp_path, questions), "--docs", str(docs))
+    assert code == 2
+    assert err.splitlines() == [
+        f"docsagent: {tmp_path / 'questions.jsonl'}: line 1: evidence replay.md:4-9 runs past "
+        f"the end of replay.md (4 lines); is --docs {docs} right?"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.jsonl"], "docsagent: no question file at missing.jsonl"),
+        (["QUESTIONS", "--min-hit", "0.5"], "needs questions with evidence"),
+        (["QUESTIONS", "--min-hit", "1.5"], "--min-hit"),
+        (["QUESTIONS", "--concurrency", "0"], "--concurrency"),
+    ],
+)
+def test_bad_input_exits_2(docs: Path, tmp_path: Path, args: list[str], message: str) -> None:
+    unscored = question_file(tmp_path, [{"question": "anything?"}])
+    args = [unscored if a == "QUESTIONS" else a for a in args]
+    code, _, err = run_eval(*args, "--docs", str(docs))
+    assert code == 2
+    assert message in err
+
+
+def test_an_unwritable_trace_folder_exits_2_before_any_run(docs: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder")
+    traces = blocker / "traces"
+    code, out, err = run_eval(
+        question_file(tmp_path), "--docs", str(docs), "--trace-dir", str(traces)
+    )
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [f"docsagent: cannot write traces in {traces}: Not a directory"]
+    assert "[1/3]" not in err
+
+
+def test_eval_against_an_endpoint_counts_the_servers_tokens(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    chat_server.push(*[Reply(content="Run `docsagent replay FILE` (replay.md:3-4).")] * 3)
+    code, out, err = run_eval(
+        question_file(tmp_path),
+        "--docs",
+        str(docs),
+        "--model",
+        MODEL,
+        "--base-url",
+        chat_server.base_url,
+        "--json",
+    )
+    assert code == 0, err
+    assert len(chat_server.requests) == 3
+    report = json.loads(out)
+    assert [r["outcome"] for r in report["results"]] == ["hit", "miss", "answered"]
+    assert [(r["tokens"], r["tokens_estimated"]) for r in report["results"]] == [(15, False)] * 3
+    assert "sk-test-eval" not in out + err

@@ -1,0 +1,168 @@
+"""`docsagent eval`: run a question set with progress on stderr, then the scores on stdout."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from agent import (
+    Config,
+    ConfigError,
+    Corpus,
+    EvalRun,
+    QuestionResult,
+    Summary,
+    build_agent,
+    eval_trace_dir,
+    evidence_problems,
+    load_questions,
+    run_questions,
+    summarise,
+)
+from tui.eval_report import eval_json, results_table, summary_lines
+from tui.printer import preview
+
+ENDPOINT_CONCURRENCY = 4
+"""Questions run at once against an endpoint; the offline and script models run one at a time
+(they work on this machine's CPU, so more threads would not finish sooner)."""
+
+REPORT_WIDTH = 132
+"""Columns of the table when stdout is not a terminal."""
+
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+
+
+def default_concurrency(config: Config) -> int:
+    """How many questions run at once when `--concurrency` is not given."""
+    local = config.is_offline or config.model.startswith("script:")
+    return 1 if local else ENDPOINT_CONCURRENCY
+
+
+@contextmanager
+def progress(total: int, err: TextIO) -> Iterator[Callable[[QuestionResult], None]]:
+    """A progress bar on a terminal, or one line per question elsewhere; yields the update."""
+    if not err.isatty():
+        done = 0
+
+        def line(result: QuestionResult) -> None:
+            nonlocal done
+            done += 1
+            text = f"[{done}/{total}] {result.question.id}: {result.outcome}"
+            err.write(f"{text} ({result.seconds:.2f} s)\n")
+            err.flush()
+
+        yield line
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(
+        TextColumn("eval"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}", markup=False),
+        console=Console(file=err),
+        transient=True,
+    )
+    task = bar.add_task("", total=total)
+    with bar:
+
+        def advance(result: QuestionResult) -> None:
+            bar.update(task, advance=1, description=preview(result.question.id, 40))
+
+        yield advance
+
+
+def evaluate(
+    config: Config,
+    questions_file: Path,
+    *,
+    concurrency: int | None = None,
+    min_hit: float | None = None,
+    as_json: bool = False,
+    notice: str | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run the question set and print its scores; the exit code.
+
+    Raises ConfigError (and ModelError) before anything runs when the question set,
+    its evidence, the docs or the model cannot be used; `notice` (the offline fallback)
+    is printed once they can.
+    """
+    out, err = out or sys.stdout, err or sys.stderr
+    questions = load_questions(questions_file)
+    corpus = Corpus.open(config.docs)
+    problems = evidence_problems(questions, corpus)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ConfigError(f"{questions_file}: {problems[0]}{more}; is --docs {config.docs} right?")
+    if min_hit is not None and not any(q.evidence for q in questions):
+        raise ConfigError(f"--min-hit needs questions with evidence; {questions_file} has none")
+    build_agent(config)  # fails here, once, if the model cannot be used
+    traces = eval_trace_dir(config.trace_dir, questions_file)
+    if notice:
+        err.write(notice + "\n")
+    run = EvalRun(
+        make_agent=lambda: build_agent(config),
+        corpus=corpus,
+        trace_dir=traces,
+        concurrency=concurrency or default_concurrency(config),
+    )
+    try:
+        with progress(len(questions), err) as update:
+            results = run_questions(questions, run, on_result=update)
+    except KeyboardInterrupt:
+        err.write(f"docsagent: interrupted (traces so far: {traces})\n")
+        return EXIT_INTERRUPTED
+    summary = summarise(results)
+    if as_json:
+        report = eval_json(
+            results,
+            summary,
+            questions=questions_file,
+            docs=config.docs,
+            model=config.model,
+            traces=traces,
+        )
+        out.write(json.dumps(report, ensure_ascii=False) + "\n")
+    else:
+        _print_report(results, summary, traces, out)
+    return _exit_code(results, summary.hit_rate, min_hit, err)
+
+
+def _print_report(
+    results: list[QuestionResult], summary: Summary, traces: Path, out: TextIO
+) -> None:
+    from rich.console import Console
+
+    # Off a terminal (a pipe, a CI log) the table gets room for its columns.
+    console = Console(file=out, highlight=False, width=None if out.isatty() else REPORT_WIDTH)
+    console.print(results_table(results))
+    console.print()
+    for line in summary_lines(summary, traces):
+        console.print(line, markup=False, soft_wrap=True)
+
+
+def _exit_code(
+    results: list[QuestionResult], hit_rate: float | None, min_hit: float | None, err: TextIO
+) -> int:
+    failed = [r for r in results if r.stop_reason == "error"]
+    if failed:
+        first = failed[0]
+        err.write(
+            f"docsagent: {len(failed)} of {len(results)} questions failed; "
+            f"{first.question.id}: {first.error}\n"
+        )
+        return EXIT_FAILED
+    if min_hit is not None and (hit_rate or 0.0) < min_hit:
+        err.write(
+            f"docsagent: evidence hit rate {hit_rate or 0.0:.0%} is under --min-hit {min_hit:.0%}\n"
+        )
+        return EXIT_FAILED
+    return EXIT_OK
