@@ -95,6 +95,7 @@ def test_ask_json(docs: Path, tmp_path: Path) -> None:
     data = json.loads(out)
     assert data["answer"] == ANSWER
     assert data["stop_reason"] == "answered"
+    assert data["declined"] is False
     assert data["citations"] == [
         {"path": "replay.md", "start": 3, "end": 3, "valid": True, "read": True, "quoted": True}
     ]
@@ -217,19 +218,27 @@ def test_help_and_version() -> None:
 
 @needs_httpx
 def test_offline_model_answers_the_timeouts_question_with_no_key() -> None:
-    code, out, err = ask("What kinds of timeouts does httpx have?", "--docs", str(HTTPX_DOCS))
+    question = "What timeout types does httpx have?"
+    code, out, err = ask(question, "--docs", str(HTTPX_DOCS))
     assert code == 0
     assert err.splitlines()[0].startswith("docsagent: no API key set")
     for kind in ["connect", "read", "write", "pool"]:
         assert kind in out.lower()
-    code, out, _ = ask(
-        "What kinds of timeouts does httpx have?", "--docs", str(HTTPX_DOCS), "--json"
-    )
+    code, out, _ = ask(question, "--docs", str(HTTPX_DOCS), "--json")
+    data = json.loads(out)
+    assert data["stop_reason"] == "answered" and data["declined"] is False
+    timeouts = [c for c in data["citations"] if c["path"] == "advanced/timeouts.md"]
+    assert timeouts and all(c["valid"] and c["read"] for c in timeouts)
+    assert any(c["start"] <= 45 and c["end"] >= 61 for c in timeouts)
+
+
+def test_an_offline_decline_says_so_in_json_and_cites_nothing(docs: Path) -> None:
+    code, out, _ = ask("How do I bake sourdough bread?", "--docs", str(docs), "--json")
+    assert code == 0
     data = json.loads(out)
     assert data["stop_reason"] == "answered"
-    timeouts = [c for c in data["citations"] if c["path"] == "advanced/timeouts.md"]
-    assert timeouts and all(c["valid"] for c in timeouts)
-    assert any(45 <= c["start"] <= c["end"] <= 61 for c in timeouts)
+    assert data["declined"] is True and data["citations"] == []
+    assert "don't seem to cover" in data["answer"]
 
 
 def test_offline_model_on_the_bundled_manual_by_default() -> None:
