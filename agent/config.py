@@ -117,12 +117,15 @@ def check_base_url(url: str) -> None:
         raise ConfigError(f"bad --base-url: the host name is not valid, {example}") from None
 
 
-def build_model(config: Config) -> Model:
-    """The model the config names: offline, script:FILE, or an OpenAI-compatible endpoint."""
+def build_model(config: Config, *, docs: DocsContext | None = None) -> Model:
+    """The model the config names: offline, script:FILE, or an OpenAI-compatible endpoint.
+
+    The offline model answers from `docs` (opened from the config when not given).
+    """
     if config.is_offline:
         from agent.models.offline import OfflineModel
 
-        return OfflineModel()
+        return OfflineModel(docs if docs is not None else open_docs(config))
     if config.model.startswith("script:"):
         from agent.models.scripted import load_script
 
@@ -166,10 +169,11 @@ def build_agent(
     """The agent over the config's docs folder (or the `docs` already opened) and model."""
     if config.max_steps < 1:
         raise ConfigError("max_steps must be at least 1", fields=("max_steps",))
+    docs = docs if docs is not None else open_docs(config)
     return Agent(
-        model if model is not None else build_model(config),
+        model if model is not None else build_model(config, docs=docs),
         docs_registry(),
-        context=[docs if docs is not None else open_docs(config)],
+        context=[docs],
         max_steps=config.max_steps,
         token_budget=config.token_budget,
         compaction=compaction_for(config),

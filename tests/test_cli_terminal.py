@@ -51,8 +51,15 @@ def docs(tmp_path: Path) -> Path:
     (root / "timeouts.md").write_text(
         f"# Timeouts\n\nThe timeout is five seconds {HOSTILE} by default.\n", encoding="utf-8"
     )
-    (root / "notes \x1b]0;NAME\x07.md").write_text("# Notes\n\nNothing here.\n", encoding="utf-8")
+    (root / "limits \x1b]0;NAME\x07.md").write_text(
+        "# Limits\n\nThe limit is ten.\n", encoding="utf-8"
+    )
     return root
+
+
+def ask_about_limits(docs: Path, *more: str) -> tuple[int, bytes, bytes]:
+    """A question whose answer comes from the doc with a hostile name."""
+    return run("ask", "what is the limit?", "--docs", str(docs), "--model", "offline", *more)
 
 
 def run(*args: str) -> tuple[int, bytes, bytes]:
@@ -71,11 +78,14 @@ def test_ask_prints_doc_text_and_file_names_as_visible_characters(docs: Path, en
     assert code == 0
     assert controls(out) == [] and controls(err) == []
     assert SHOWN in out.decode()
-    # list_docs names the file as the model reads it: control characters escaped
-    assert "notes \\x1b]0;NAME\\x07.md" in err.decode()
     assert "traces ␛[2J" in err.decode()  # the summary's trace path
     final = read_trace(the_trace(env)).events[-1]  # the trace keeps the data as it was
     assert isinstance(final, RunFinished) and HOSTILE in (final.answer or "")
+    code, out, err = ask_about_limits(docs)
+    assert code == 0 and controls(out) == [] and controls(err) == []
+    # the search results and the answer name the file as the model reads it: escaped
+    assert "limits \\x1b]0;NAME\\x07.md:1-3" in err.decode()
+    assert "limits \\x1b]0;NAME\\x07.md:1-3" in out.decode()
 
 
 def test_ask_json_escapes_the_answer_and_keeps_progress_visible(docs: Path, env: Path) -> None:
@@ -85,6 +95,8 @@ def test_ask_json_escapes_the_answer_and_keeps_progress_visible(docs: Path, env:
     assert code == 0
     assert controls(out) == [] and controls(err) == []
     assert HOSTILE in json.loads(out)["answer"]  # JSON escapes it; a reader gets it back whole
+    code, out, err = ask_about_limits(docs, "--json")
+    assert code == 0 and controls(out) == [] and controls(err) == []
     assert "\\x1b]0;NAME\\x07" in err.decode()
 
 
@@ -93,7 +105,7 @@ def test_replay_print_shows_the_same_run_as_visible_characters(docs: Path, env: 
     code, out, err = run("replay", "--print", str(the_trace(env)))
     assert code == 0
     assert controls(out) == [] and controls(err) == []
-    assert SHOWN in out.decode() and "\\x1b]0;NAME\\x07" in err.decode()
+    assert SHOWN in out.decode()
 
 
 @pytest.mark.parametrize("command", [["export"], ["export", "-f", "html"], ["rerun"]])
@@ -102,9 +114,10 @@ def test_export_and_rerun_show_the_run_as_visible_characters(
 ) -> None:
     run("ask", "what is the timeout?", "--docs", str(docs), "--model", "offline")
     page = docs / "timeouts.md"  # changed since the run: rerun shows the new lines
-    page.write_text(page.read_text() + "The timeout is now \x1b]0;NEW\x07 ten.\n", encoding="utf-8")
+    changed = page.read_text().replace("five seconds", "now \x1b]0;NEW\x07 ten seconds")
+    page.write_text(changed, encoding="utf-8")
     code, out, err = run(*command, str(the_trace(env)))
-    assert code == 0
+    assert code == (1 if command == ["rerun"] else 0)  # rerun: the cited line has changed
     assert controls(out) == [] and controls(err) == []
     assert ("␛]0;NEW␇" if command == ["rerun"] else SHOWN) in out.decode()
 

@@ -307,10 +307,13 @@ def _citations(finished: RunFinished, trace: Path | None, docs: Path) -> list[Ci
 
 
 def _json_result(finished: RunFinished, trace: str | None, citations: list[Any]) -> dict[str, Any]:
+    from agent import is_decline
+
     stats = finished.stats
     return {
         "answer": finished.answer,
         "stop_reason": finished.stop_reason,
+        "declined": is_decline(finished, citations),
         "citations": [c.to_dict() for c in citations],
         "stats": {
             "steps": stats.steps,

@@ -32,6 +32,9 @@ STOPWORDS = frozenset(
 
 _WORD = re.compile(r"[^\W_]+")
 _PHRASE = re.compile(r'"([^"]*)"')
+_NEGATED = re.compile(r"\b\w+n['’]t\b", re.IGNORECASE)
+"""A negated auxiliary (doesn't, can't): a function word, which the tokenizer would
+split into a fragment no doc spells alone ("doesn")."""
 
 
 def words(text: str) -> list[str]:
@@ -42,10 +45,11 @@ def words(text: str) -> list[str]:
 def query_terms(text: str) -> list[str]:
     """The distinct terms worth searching for in `text`, in order (a phrase has spaces).
 
-    Stopwords and single letters are dropped, unless that would leave nothing.
+    Stopwords, negated auxiliaries and single letters are dropped, unless that would
+    leave nothing.
     """
     phrases = [" ".join(words(p)) for p in _PHRASE.findall(text)]
-    rest = _PHRASE.sub(" ", text)
+    rest = _NEGATED.sub(" ", _PHRASE.sub(" ", text))
     tokens = words(rest)
     kept = [t for t in tokens if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
     terms = [p for p in phrases if p] + (kept or tokens)

@@ -69,6 +69,10 @@ class DocSource(Protocol):
 
     def paths(self) -> list[str]: ...
 
+    def file(self, rel: str) -> str:
+        """Where the doc shown as `rel` is on disk (a name shown escaped differs)."""
+        ...
+
     def read_lines(self, rel: str) -> list[str]:
         """The doc's lines, read afresh; NotText or OSError when it cannot be read."""
         ...
@@ -153,10 +157,9 @@ def update(conn: sqlite3.Connection, source: DocSource, progress: Progress | Non
 def _stats(source: DocSource) -> dict[str, tuple[int, int]]:
     """Each doc's (mtime in ns, size); a doc that vanished since the scan is left out."""
     found = {}
-    root = str(source.root)
     for rel in source.paths():
         try:
-            stat = os.stat(os.path.join(root, rel))  # not pathlib: this runs for every doc
+            stat = os.stat(source.file(rel))  # not pathlib: this runs for every doc
         except OSError:
             continue
         found[rel] = (stat.st_mtime_ns, stat.st_size)

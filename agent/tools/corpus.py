@@ -190,6 +190,11 @@ class Corpus:
             raise NotText(exc.reason) from None
         return text.split("\n") if text else []
 
+    def file(self, rel: str) -> str:
+        """Where the doc shown as `rel` is on disk (names not shown as they are differ)."""
+        self.paths()
+        return self._files.get(rel, os.path.join(self._real, rel))
+
     def passed_over(self) -> dict[str, str]:
         """Files the scan did not take as docs, by name, and why (`unknown type`, ...)."""
         self.paths()

@@ -184,16 +184,48 @@ def _scope(corpus: Corpus, path: str | None) -> list[str]:
 
 def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) -> str:
     """Read numbered lines of a doc, at most 80 per call."""
+    shown = read_range(ctx.corpus, path, start, end)
+    if shown.total == 0:
+        return f"{shown.path} is empty"
+    numbered = [_numbered(n, shown.lines[n]) for n in range(shown.start, shown.end + 1)]
+    body = [f"{shown.path} lines {shown.start}-{shown.end} of {shown.total}", *numbered]
+    if shown.end < min(end, shown.total):
+        body.append(
+            f"(clipped to lines {shown.start}-{shown.end} of {shown.total}: at most "
+            f"{MAX_LINES} lines or {MAX_CHARS:,} characters per call; call read_doc with "
+            f"start={shown.end + 1} to read on)"
+        )
+    return "\n".join(body)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The lines a `read_doc` call shows: `start`-`end` of a doc of `total` lines."""
+
+    path: str
+    start: int
+    end: int
+    total: int
+    lines: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+    """The text of each line shown, by line number."""
+
+
+def read_range(corpus: Corpus, path: str, start: int, end: int) -> Shown:
+    """Which lines `read_doc(path, start, end)` shows, clipped as it clips them.
+
+    Raises ToolError for what read_doc reports as an error. A model that reads through
+    read_doc learns here, without parsing its text, what the call will show.
+    """
     try:
-        rel = ctx.corpus.resolve(path)
-        text = ctx.corpus.read(rel).text
+        rel = corpus.resolve(path)
+        text = corpus.read(rel).text
     except OutsideDocs as exc:
         raise ToolError(f"error: {exc}; {LIST_HINT}") from None
     except Unreadable as exc:
         raise ToolError(f"error: cannot read {exc.name}: {exc.reason}; {LIST_HINT}") from None
     total = line_count(text)
     if total == 0:
-        return f"{rel} is empty"
+        return Shown(rel, 1, 0, 0)
     first = max(start, 1)
     if first > total:
         raise ToolError(f"error: start {start} is past the end: {rel} has {total} lines")
@@ -201,22 +233,20 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
         raise ToolError(f"error: end {end} is before start {first}; give end >= start")
     wanted = min(end, total, first + MAX_LINES - 1)
     lines = lines_at(text, range(first, wanted + 1))
-    numbered: list[str] = []
     size = len(f"{rel} lines {first}-{wanted} of {total}") + NOTE_ROOM  # they count too
+    last = first - 1
     for n in range(first, wanted + 1):
-        line = f"{n:>4}| {lines[n]}"
-        if numbered and size + len(line) + 1 > MAX_CHARS:
+        line = _numbered(n, lines[n])
+        if last >= first and size + len(line) + 1 > MAX_CHARS:
             break  # keep the whole reply under the model's observation limit
-        numbered.append(line if len(line) <= MAX_CHARS else line[: MAX_CHARS - 1] + "…")
-        size += len(numbered[-1]) + 1
-    last = first + len(numbered) - 1
-    body = [f"{rel} lines {first}-{last} of {total}", *numbered]
-    if last < min(end, total):
-        body.append(
-            f"(clipped to lines {first}-{last} of {total}: at most {MAX_LINES} lines or "
-            f"{MAX_CHARS:,} characters per call; call read_doc with start={last + 1} to read on)"
-        )
-    return "\n".join(body)
+        size += len(line) + 1
+        last = n
+    return Shown(rel, first, last, total, {n: lines[n] for n in range(first, last + 1)})
+
+
+def _numbered(n: int, text: str) -> str:
+    line = f"{n:>4}| {text}"
+    return line if len(line) <= MAX_CHARS else line[: MAX_CHARS - 1] + "…"
 
 
 def docs_registry() -> ToolRegistry:

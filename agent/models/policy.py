@@ -1,0 +1,191 @@
+"""The offline model's decisions, made from the index's typed results: weigh, judge, quote.
+
+1. weigh: each search term of the question weighs by how rare it is in the docs (BM25's
+   IDF over sections, from `DocsIndex.term_counts`), never by where it stands in the
+   question. A word the docs never use weighs like the rarest word they do use (it may
+   be filler, "kinds"), or twice that when the question writes it as a name ("QUIC").
+2. judge: decline when words the docs never use carry most of the question's weight, or
+   when the best section holds too little of it; otherwise read the best sections.
+3. quote: the run of whole paragraphs (lists and code blocks kept whole) of the best
+   section that holds the most of the question's weight, up to `QUOTE_LINES` lines.
+
+Every tuning constant is here, with why it has its value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent.search import DocsIndex, Hit, query_terms
+from agent.search.query import STOPWORDS
+
+MAX_ABSENT_SHARE = 0.5
+"""Decline when words the docs never use carry more than this share of the weight: then
+the question is mostly about something the docs do not mention (HTTP/3 over QUIC). Lower
+values also decline answerable questions that hold one filler word the docs lack."""
+
+MIN_COVERAGE = 0.25
+"""Decline when the best section holds less than this share of the question's weight:
+it shares only a common word or two with the question, which is no real match."""
+
+NAME_WEIGHT = 2.0
+"""How many times the rarest word's weight an absent word gets when the question writes
+it as a name (a capital inside a sentence, all capitals): names are what is asked about."""
+
+SEARCH_LIMIT = 5
+"""Sections the visible `search_docs` call lists (its default), and the most judged."""
+
+MAX_CITED = 3
+"""Sections read and cited at most: the best, and two more that also match well."""
+
+RELATED_SCORE = 0.5
+"""A further section is read and cited only if its BM25 score is at least this share of
+the best one's: close runners-up often hold the rest of the answer, distant ones do not."""
+
+QUOTE_LINES = 30
+"""Lines quoted from the best section at most: a whole list, table or example fits,
+and the answer stays short enough to read at a glance."""
+
+STEM_MIN = 4
+"""Letters a rough stem keeps at least, when a quote is chosen ("timeouts" → "timeou")."""
+
+_WORD = re.compile(r"[^\W_]+")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A search term of the question: how many sections hold it, and its weight."""
+
+    text: str
+    sections: int
+    weight: float
+
+    @property
+    def absent(self) -> bool:
+        return self.sections == 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The sections to read and cite, best first; or, when there are none, why not."""
+
+    hits: tuple[Hit, ...] = ()
+    reason: str = ""
+
+
+def idf(n_sections: int, holding: int) -> float:
+    """BM25's inverse document frequency of a term `holding` sections hold."""
+    return math.log(1 + (n_sections - holding + 0.5) / (holding + 0.5))
+
+
+def weigh(question: str, index: DocsIndex) -> list[Term]:
+    """The question's search terms, each weighted by its rarity in the docs."""
+    texts = query_terms(question)
+    if all(t in STOPWORDS or len(t) == 1 for t in texts):
+        return []  # "What is it?": nothing to search for
+    counts = index.term_counts(texts)
+    total = max(index.section_count, 1)
+    present = [idf(total, counts[t]) for t in texts if counts[t]]
+    rarest = max(present, default=idf(total, 0))
+    names = _names(question)
+    return [
+        Term(t, counts[t], idf(total, counts[t]))
+        if counts[t]
+        else Term(t, 0, rarest * (NAME_WEIGHT if t in names else 1.0))
+        for t in texts
+    ]
+
+
+def _names(text: str) -> set[str]:
+    """Words written as names: capitalised inside a sentence, or with capitals inside."""
+    found = set()
+    for match in _WORD.finditer(text):
+        word, before = match.group(), text[: match.start()].rstrip()
+        opens = not before or before[-1] in ".?!:"
+        if (word[:1].isupper() and not opens) or word[1:] != word[1:].lower():
+            found.add(word.lower())
+    return found
+
+
+def coverage(hit: Hit, terms: Sequence[Term]) -> float:
+    """The share of the question's weight that a section holds."""
+    total = sum(t.weight for t in terms)
+    held = sum(t.weight for t in terms if t.text in hit.matched_terms)
+    return held / total if total else 0.0
+
+
+def judge(terms: Sequence[Term], hits: Sequence[Hit]) -> Verdict:
+    """The sections that answer, best first, or why none does."""
+    total = sum(t.weight for t in terms)
+    absent = [t.text for t in terms if t.absent]
+    if not hits or len(absent) == len(terms):
+        return Verdict(reason="no section of the docs mentions " + _either(absent))
+    if sum(t.weight for t in terms if t.absent) > MAX_ABSENT_SHARE * total:
+        return Verdict(reason="the docs never mention " + _either(absent))
+    best = hits[0]
+    if coverage(best, terms) < MIN_COVERAGE:
+        held = _either(list(best.matched_terms)).replace(" or ", " and ")
+        return Verdict(reason=f"the best match shares only {held} with the question")
+    close = [h for h in hits[1:] if h.score >= RELATED_SCORE * best.score]
+    return Verdict(hits=(best, *close[: MAX_CITED - 1]))
+
+
+def _either(terms: Sequence[str]) -> str:
+    shown = [f'"{t}"' for t in terms]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def quote_range(lines: Sequence[str], start: int, terms: Sequence[Term]) -> tuple[int, int]:
+    """The lines to quote, as (first, last) line numbers, of `lines` that begin at `start`.
+
+    All of them when they fit in `QUOTE_LINES`; else the run of whole blocks (paragraphs,
+    lists, code blocks) around the block that holds the most of the question's weight.
+    """
+    blocks = _blocks(lines)
+    if not blocks:
+        return start, start + len(lines) - 1
+    if blocks[-1][1] - blocks[0][0] < QUOTE_LINES:
+        return start + blocks[0][0], start + blocks[-1][1]
+    stems = [(_stem(t.text), t.weight) for t in terms]
+    scores = [_held(lines[a : b + 1], stems) for a, b in blocks]
+    best = max(range(len(blocks)), key=lambda i: (scores[i], -i))
+    first = last = best
+    while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] < QUOTE_LINES:
+        last += 1  # what follows the best block first: a list or an example goes on
+    while first > 0 and blocks[last][1] - blocks[first - 1][0] < QUOTE_LINES:
+        first -= 1
+    end = min(blocks[last][1], blocks[first][0] + QUOTE_LINES - 1)
+    return start + blocks[first][0], start + end
+
+
+def _blocks(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """Runs of non-blank lines as (first, last) indexes; a fenced code block is one run."""
+    found: list[tuple[int, int]] = []
+    begin: int | None = None
+    fenced = False
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+        if line.strip() or fenced:
+            begin = i if begin is None else begin
+        elif begin is not None:
+            found.append((begin, i - 1))
+            begin = None
+    if begin is not None:
+        found.append((begin, len(lines) - 1))
+    return found
+
+
+def _stem(term: str) -> str:
+    """A rough stem for finding a term in quoted text: its last two letters dropped."""
+    return term if len(term) <= STEM_MIN else term[: max(STEM_MIN, len(term) - 2)]
+
+
+def _held(block: Sequence[str], stems: Sequence[tuple[str, float]]) -> float:
+    """The weight of the question's terms that a block of lines holds."""
+    words = " " + " ".join(_WORD.findall(" ".join(block).lower()))
+    return sum(weight for stem, weight in stems if " " + stem in words)
