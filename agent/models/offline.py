@@ -183,6 +183,7 @@ class OfflineModel:
     def __init__(self, *, max_searches: int = 5, max_reads: int = 4) -> None:
         self.max_searches = max_searches
         self.max_reads = max_reads
+        self._stop = threading.Event()  # the query in flight's: `cancel` sets it
 
     def query(
         self,
@@ -192,12 +193,17 @@ class OfflineModel:
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         """Yield the next step: tool calls, or the answer streamed in a few pieces."""
+        stop = self._stop = threading.Event()
+
+        def stopped() -> bool:
+            return stop.is_set() or (cancel is not None and cancel.is_set())
+
         state = findings(messages)
         step = self._step(state, {t.get("function", {}).get("name", "") for t in tools})
         if isinstance(step, str):
             pieces = step.split("\n\n")
             for i, piece in enumerate(pieces):
-                if cancel is not None and cancel.is_set():
+                if stopped():
                     return
                 yield Delta(piece + ("\n\n" if i < len(pieces) - 1 else ""))
             reply = Message(role="assistant", content=step)
@@ -209,8 +215,12 @@ class OfflineModel:
             )
             reply = Message(role="assistant", tool_calls=calls)
             finish = "tool_calls"
-        if cancel is None or not cancel.is_set():
+        if not stopped():
             yield Reply(reply, estimate_usage(messages, tools, reply), finish)
+
+    def cancel(self) -> None:
+        """Stop the query in flight before its reply (the search itself takes milliseconds)."""
+        self._stop.set()
 
     def _step(self, state: Findings, offered: set[str]) -> str | list[tuple[str, dict[str, Any]]]:
         """The answer text, or the tool calls to make next."""
