@@ -1,7 +1,15 @@
-"""A conversation: runs questions through an agent, keeps the turns, saves every trace."""
+"""A conversation: runs questions through an agent, keeps the turns, saves every trace.
+
+The session is the only producer of a run's final event on every path: the agent's own
+ending, a cancel, a failure, or a consumer that stops reading. The agent runs on a
+background thread so that a cancel is answered at once even while the model blocks (a
+request that is not streamed cannot be cut short): the session then ends the run
+`cancelled` itself and leaves that thread to finish, dropping whatever it sends later.
+"""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +22,41 @@ from agent.messages import Message
 from agent.trace import TraceWriter, trace_filename, trace_header
 
 
+class _Pump:
+    """Runs a run's events on a daemon thread and hands them over until it ends or is stopped."""
+
+    _DONE = object()
+    _STOPPED = object()
+
+    def __init__(self) -> None:
+        self.cancel = threading.Event()
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+
+    def stop(self) -> None:
+        """Ask the run to stop and stop handing its events over (from any thread)."""
+        self.cancel.set()
+        self._queue.put(self._STOPPED)
+
+    def events(self, run: Iterator[Event]) -> Iterator[Event]:
+        """Start `run` and yield its events; re-raises what it raised. Ends early on `stop`."""
+        thread = threading.Thread(target=self._produce, args=(run,), daemon=True)
+        thread.name = "docsagent-run"
+        thread.start()
+        while (item := self._queue.get()) is not self._DONE and item is not self._STOPPED:
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
+
+    def _produce(self, run: Iterator[Event]) -> None:
+        try:
+            for event in run:
+                self._queue.put(event)
+        except BaseException as exc:  # handed to the reader, which raises it
+            self._queue.put(exc)
+        else:
+            self._queue.put(self._DONE)
+
+
 class Session:
     """Questions asked one after another; each sees the earlier turns (until `reset`)."""
 
@@ -24,27 +67,25 @@ class Session:
         self.history: list[Message] = []
         self.last_trace: Path | None = None
         self.last_finished: RunFinished | None = None
-        self._cancel = threading.Event()
+        self._pump = _Pump()
 
     def cancel(self) -> None:
-        """Stop the running question from any thread, cutting short a blocked model read."""
-        self._cancel.set()
-        close = getattr(self.agent.model, "close", None)
-        if callable(close):
-            close()
+        """Stop the running question, from any thread: its events end `cancelled` at once."""
+        self._pump.stop()
+        self.agent.model.cancel()
 
     def reset(self) -> None:
         """Start a fresh conversation."""
         self.history = []
 
-    def ask(self, question: str, *, cancel: threading.Event | None = None) -> Iterator[Event]:
+    def ask(self, question: str) -> Iterator[Event]:
         """Run one question, writing its trace; the events end with one `RunFinished`.
 
-        If the consumer stops early (Ctrl+C, an exception, closing the generator) the
-        trace still ends with a `RunFinished` marked cancelled. Raises ConfigError at
-        once when the trace cannot be written.
+        A `cancel` ends them at once with a `RunFinished` marked cancelled; so does a
+        failure, marked error (and then re-raised). If the consumer stops early (Ctrl+C,
+        closing the generator) the trace still ends with a cancelled `RunFinished`.
+        Raises ConfigError at once when the trace cannot be written.
         """
-        cancel = self._cancel = cancel or threading.Event()
         path = self.trace_path or self.trace_dir / trace_filename(question)
         try:
             writer = TraceWriter(path, trace_header(self.agent, question))
@@ -52,17 +93,24 @@ class Session:
             raise ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}") from None
         self.trace_path = None  # an explicit path is for the first run only
         self.last_trace = path
-        return self._events(question, cancel, writer)
+        pump = self._pump = _Pump()
+        return self._events(question, pump, writer)
 
-    def _events(
-        self, question: str, cancel: threading.Event, writer: TraceWriter
-    ) -> Iterator[Event]:
+    def _events(self, question: str, pump: _Pump, writer: TraceWriter) -> Iterator[Event]:
         began = time.monotonic()
         seen = Totals()
         messages = list(self.history)
-        ending: tuple[StopReason, str] = ("cancelled", "interrupted")
+        run = self.agent.run(question, history=self.history, cancel=pump.cancel)
+
+        def finish(reason: StopReason, error: str | None) -> RunFinished:
+            elapsed = time.monotonic() - began
+            final = seen.finish(reason, elapsed_s=elapsed, error=error)
+            self.last_finished = final
+            writer.write(final)
+            return final
+
         try:
-            for event in self.agent.run(question, history=self.history, cancel=cancel):
+            for event in pump.events(run):
                 if isinstance(event, MessageAppended):
                     messages.append(event.message)
                 elif isinstance(event, RunFinished):
@@ -74,13 +122,16 @@ class Session:
                 writer.write(event)
                 seen = seen.add(event)
                 yield event
-        except Exception as exc:  # a bug below us: the trace still says how the run ended
-            ending = ("error", f"{type(exc).__name__}: {exc}")
+            if not writer.finished:  # stopped by `cancel` before the run ended itself
+                yield finish("cancelled", None)
+        except Exception as exc:  # a bug below us: the events still say how the run ended
+            if not writer.finished:
+                yield finish("error", f"{type(exc).__name__}: {exc}")
             raise
         finally:
-            if not writer.finished:  # the run did not get to end itself
-                reason, error = ending
-                elapsed = time.monotonic() - began
-                self.last_finished = seen.finish(reason, elapsed_s=elapsed, error=error)
-                writer.write(self.last_finished)
+            if not writer.finished:  # the consumer stopped reading
+                finish("cancelled", "interrupted")
+                pump.stop()  # and the run stops in the background
+                if self._pump is pump:  # (not a later run's model call)
+                    self.agent.model.cancel()
             writer.close()

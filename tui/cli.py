@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import json
 import sys
-import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -181,15 +180,14 @@ def _run(session: Any, question: str) -> RunFinished:
     from tui.printer import ProgressPrinter
 
     printer = ProgressPrinter(sys.stderr)
-    cancel = threading.Event()
-    events = session.ask(question, cancel=cancel)
+    events = session.ask(question)
     finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
     unexpected = None
     try:
         for event in events:
             printer(event)
     except KeyboardInterrupt:
-        cancel.set()
+        pass  # the session ends the trace as cancelled and stops the run
     except AgentError:
         pass  # the run's last event already carries the error
     except Exception as exc:  # a bug: one line and where the trace is, not a traceback

@@ -248,8 +248,11 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
         error=event.error,
     )
     last = state.entries[-1] if state.entries else None
-    if isinstance(last, TurnEntry) and last.streaming:
-        state = _set_turn(state, replace(last, streaming=False))
+    if isinstance(last, TurnEntry) and (last.streaming or any(c.running for c in last.cards)):
+        # A cancel does not wait for the call in flight: its card ends without a result.
+        state = _set_turn(
+            state, _closed(last, "(no result: the run ended before this call finished)")
+        )
         last = state.entries[-1]
     if event.stop_reason == "answered" and event.answer is not None:
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
@@ -288,20 +291,17 @@ def _set_turn(state: ViewState, turn: TurnEntry) -> ViewState:
     return _add(state, turn)
 
 
+def _closed(turn: TurnEntry, note: str) -> TurnEntry:
+    """The turn done streaming, its unfinished cards ended with `note` as an error."""
+    cards = tuple(replace(c, output=note, error=True) if c.running else c for c in turn.cards)
+    return replace(turn, streaming=False, cards=cards)
+
+
 def cut_short(state: ViewState) -> ViewState:
     """The view at the end of a trace that stops without its final event."""
     note = "(no result: the trace ends before this call finished)"
     entries = tuple(
-        replace(
-            entry,
-            streaming=False,
-            cards=tuple(
-                replace(c, output=note, error=True) if c.running else c for c in entry.cards
-            ),
-        )
-        if isinstance(entry, TurnEntry)
-        else entry
-        for entry in state.entries
+        _closed(entry, note) if isinstance(entry, TurnEntry) else entry for entry in state.entries
     )
     ending = NoticeEntry("the trace ends here: the run was interrupted", "warning")
     return replace(state, run="interrupted", entries=(*entries, ending))
