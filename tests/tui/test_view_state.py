@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import ModelError
-from agent.events import Event, RunFinished, RunStarted, RunStats, TextDelta, Usage
+from agent.events import (
+    Event,
+    ModelRequested,
+    RunFinished,
+    RunStarted,
+    RunStats,
+    TextDelta,
+    ToolCallStarted,
+    Usage,
+)
 from agent.messages import assistant, system, user
 from agent.testing import call, reply
 from tests.tui.conftest import SessionFactory, timeout_script
@@ -144,3 +153,20 @@ def test_reduce_never_mutates() -> None:
 def test_card_running_until_finished() -> None:
     assert Card("c", "n", "{}").running and not Card("c", "n", "{}", "out").running
     assert isinstance(UserEntry("x"), UserEntry)
+
+
+def test_a_run_that_ends_during_a_tool_call_closes_its_card() -> None:
+    started = reduce_all(
+        [
+            RunStarted(question="q", model="m", max_steps=8),
+            ModelRequested(step=1, n_messages=2),
+            TextDelta(step=1, text="Let me look"),
+            ToolCallStarted(step=1, tool_call_id="c1", name="read_doc", arguments="{}"),
+        ]
+    )
+    ended = reduce(started, RunFinished(stop_reason="cancelled", answer=None, stats=RunStats()))
+    note = "(no result: the run ended before this call finished)"
+    assert ended.entries == (
+        TurnEntry(1, "Let me look", (Card("c1", "read_doc", "{}", note, error=True),), False),
+        NoticeEntry("cancelled", "warning"),
+    )
