@@ -6,10 +6,12 @@ import threading
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from agent.config import Config
 from agent.errors import AuthenticationError
-from agent.events import RunFinished, TextDelta
+from agent.events import MessageAppended, RunFinished, TextDelta
+from agent.messages import user
 from agent.testing import call, reply
 from agent.trace import read_trace
 from tests.tui.conftest import SessionFactory, timeout_script, until
@@ -206,3 +208,21 @@ async def test_the_list_stops_following_once_scrolled_up(
         chat(app).render_state()
         await pilot.pause()
         assert messages.scroll_y == 0
+
+
+async def test_text_arriving_before_its_turn_is_composed_is_shown(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session([reply("a")])
+    app = chat_app(session, config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = chat(app)
+        screen.state = reduce(screen.state, MessageAppended(step=0, message=user("q")))
+        screen.render_state()
+        await pilot.pause()
+        for piece in ["Hel", "lo"]:
+            screen.state = reduce(screen.state, TextDelta(step=1, text=piece))
+            screen.render_state()  # the second time before the turn's widget has composed
+        await pilot.pause()
+        (turn,) = screen.query(TurnView)
+        assert turn.query_one(".label", Static).render().plain.endswith("\nHello")  # type: ignore[union-attr]

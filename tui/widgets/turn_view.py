@@ -50,9 +50,10 @@ class TurnView(Vertical):
     def set_entry(self, entry: TurnEntry) -> None:
         """Show a newer version of the turn: more text, new cards, finished cards."""
         old, self.entry = self.entry, entry
-        if entry == old:
-            return
-        self.query_one(".label", Static).update(self._head(entry))
+        labels = self.query_children(".label")
+        if entry == old or not labels:
+            return  # not composed yet: `compose` will show the newest entry
+        labels.first(Static).update(self._head(entry))
         if entry.answer and entry.text != old.text:
             self.query_one(".text", Markdown).update(entry.text)
         cards = list(self.query_children(ToolCard))
