@@ -30,6 +30,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python -m pytest tests/bench -q -s -p no:cacheprovider -o addopts=""
 	$(BIN)/python tests/bench/bench_replay.py
+	$(BIN)/python tests/bench/bench_streaming.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache
