@@ -1,10 +1,11 @@
 """A conversation: runs questions through an agent, keeps the turns, saves every trace.
 
-The session is the only producer of a run's final event on every path: the agent's own
-ending, a cancel, a failure, or a consumer that stops reading. The agent runs on a
-background thread so that a cancel is answered at once even while the model blocks (a
-request that is not streamed cannot be cut short): the session then ends the run
-`cancelled` itself and leaves that thread to finish, dropping whatever it sends later.
+Every run's events, as handed out and as written to its trace, end with exactly one
+`RunFinished` on every path: the agent's own ending passes through; a cancel, a failure
+or a consumer that stops reading gets one built here. The agent runs on a background
+thread so that a cancel is answered at once even while the model blocks (a request
+that is not streamed cannot be cut short): the session ends the run `cancelled` itself
+and leaves that thread to finish, dropping whatever it sends later.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 from agent.errors import ConfigError
 from agent.events import Event, MessageAppended, RunFinished, StopReason, Totals
@@ -45,7 +47,7 @@ class _Pump:
         while (item := self._queue.get()) is not self._DONE and item is not self._STOPPED:
             if isinstance(item, BaseException):
                 raise item
-            yield item  # type: ignore[misc]
+            yield cast(Event, item)
 
     def _produce(self, run: Iterator[Event]) -> None:
         try:
