@@ -42,7 +42,7 @@ def assert_replay_matches(app: DocsAgentApp, session: Session) -> ViewState:
 
 
 def grep_forever() -> list[Message | Exception]:
-    """A script that never answers: one tool call a step."""
+    """A script that never answers: the same tool call every step."""
     return [reply(None, call("grep_docs", {"keyword": "timeout"})) for _ in range(9)]
 
 
@@ -59,6 +59,7 @@ async def test_answered(make_session: SessionFactory, config: Config) -> None:
     [
         ({"max_steps": 2}, ("max_steps", "no answer within 2 steps")),
         ({"token_budget": 1}, ("budget", "token budget of 1 used up")),
+        ({}, ("repeated", "the model repeated the same grep_docs call twice in a row")),
     ],
 )
 async def test_a_limit(config: Config, limits: dict[str, int], ending: tuple[str, str]) -> None:
