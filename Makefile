@@ -32,6 +32,7 @@ bench: $(STAMP)
 	@status=0; \
 	$(BIN)/python -m pytest tests/bench -q -s -p no:cacheprovider -o addopts="" || status=1; \
 	$(BIN)/python tests/bench/bench_replay.py || status=1; \
+	$(BIN)/python tests/bench/bench_streaming.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \
 	exit $$status
 

@@ -1,18 +1,62 @@
-"""A conversation: runs questions through an agent, keeps the turns, saves every trace."""
+"""A conversation: runs questions through an agent, keeps the turns, saves every trace.
+
+Every run's events, as handed out and as written to its trace, end with exactly one
+`RunFinished` on every path: the agent's own ending passes through; a cancel, a failure
+or a consumer that stops reading gets one built here. The agent runs on a background
+thread so that a cancel is answered at once even while the model blocks (a request
+that is not streamed cannot be cut short): the session ends the run `cancelled` itself
+and leaves that thread to finish, dropping whatever it sends later.
+"""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from agent.errors import ConfigError
 from agent.events import Event, MessageAppended, RunFinished, StopReason, Totals
 from agent.loop import Agent
 from agent.messages import Message
 from agent.trace import TraceWriter, trace_filename, trace_header
+
+
+class _Pump:
+    """Runs a run's events on a daemon thread and hands them over until it ends or is stopped."""
+
+    _DONE = object()
+    _STOPPED = object()
+
+    def __init__(self, cancel: threading.Event | None = None) -> None:
+        self.cancel = cancel if cancel is not None else threading.Event()
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+
+    def stop(self) -> None:
+        """Ask the run to stop and stop handing its events over (from any thread)."""
+        self.cancel.set()
+        self._queue.put(self._STOPPED)
+
+    def events(self, run: Iterator[Event]) -> Iterator[Event]:
+        """Start `run` and yield its events; re-raises what it raised. Ends early on `stop`."""
+        thread = threading.Thread(target=self._produce, args=(run,), daemon=True)
+        thread.name = "docsagent-run"
+        thread.start()
+        while (item := self._queue.get()) is not self._DONE and item is not self._STOPPED:
+            if isinstance(item, BaseException):
+                raise item
+            yield cast(Event, item)
+
+    def _produce(self, run: Iterator[Event]) -> None:
+        try:
+            for event in run:
+                self._queue.put(event)
+        except BaseException as exc:  # handed to the reader, which raises it
+            self._queue.put(exc)
+        else:
+            self._queue.put(self._DONE)
 
 
 class Session:
@@ -25,32 +69,37 @@ class Session:
         self.history: list[Message] = []
         self.last_trace: Path | None = None
         self.last_finished: RunFinished | None = None
-        self._cancel = threading.Event()
-        self._live: _Live | None = None
+        self._pump = _Pump()
+        self._ended = threading.Event()  # the running question's trace has its last line
+        self._ended.set()
+        self._ending = threading.Lock()  # one thread writes a trace's last line
+        self._writer: TraceWriter | None = None
+        self._seen = Totals()
+        self._began = 0.0
 
     def cancel(self) -> None:
-        """Stop the running question from any thread, cutting short a blocked model read."""
-        self._cancel.set()
-        close = getattr(self.agent.model, "close", None)
-        if callable(close):
-            close()
+        """Stop the running question, from any thread: its events end `cancelled` at once."""
+        self._pump.stop()
+        self.agent.model.cancel()
 
     def close(self, *, wait_s: float = 0.5) -> None:
         """Stop the running question for good (quitting), from any thread; its trace is closed.
 
-        A cancelled run normally ends itself at once. One stuck in a long tool call is
-        given `wait_s`; then its trace is ended here, as cancelled, and what the run
-        does afterwards is not recorded (its thread is left to finish on its own).
+        A cancelled run's events end at once, and their reader writes the trace's last
+        line. A reader that is not reading (the app is going away) is given `wait_s`;
+        then the trace is ended here, as cancelled.
         """
         self.cancel()
-        live = self._live
-        if live is None or live.ended.wait(wait_s):
+        if self._ended.wait(wait_s):
             return
-        elapsed = time.monotonic() - live.began
-        finished = live.totals.finish("cancelled", elapsed_s=elapsed, error="interrupted")
-        live.writer.write(finished)
-        live.writer.close()
-        self.last_finished = self.last_finished or finished
+        writer = self._writer
+        with self._ending:
+            if writer is not None and not writer.finished:
+                elapsed = time.monotonic() - self._began
+                final = self._seen.finish("cancelled", elapsed_s=elapsed, error="interrupted")
+                self.last_finished = self.last_finished or final
+                writer.write(final)
+                writer.close()
 
     def reset(self) -> None:
         """Start a fresh conversation."""
@@ -59,11 +108,12 @@ class Session:
     def ask(self, question: str, *, cancel: threading.Event | None = None) -> Iterator[Event]:
         """Run one question, writing its trace; the events end with one `RunFinished`.
 
-        If the consumer stops early (Ctrl+C, an exception, closing the generator) the
-        trace still ends with a `RunFinished` marked cancelled. Raises ConfigError at
-        once when the trace cannot be written.
+        A `cancel` ends them at once with a `RunFinished` marked cancelled; so does a
+        failure, marked error (and then re-raised). If the consumer stops early (Ctrl+C,
+        closing the generator) the trace still ends with a cancelled `RunFinished`.
+        Raises ConfigError at once when the trace cannot be written. Setting `cancel`
+        (shared by several sessions, say) asks the run to stop; it then ends itself.
         """
-        cancel = self._cancel = cancel or threading.Event()
         path = self.trace_path or self.trace_dir / trace_filename(question)
         try:
             writer = TraceWriter(path, trace_header(self.agent, question))
@@ -71,18 +121,30 @@ class Session:
             raise ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}") from None
         self.trace_path = None  # an explicit path is for the first run only
         self.last_trace = path
-        return self._events(question, cancel, writer)
+        pump = self._pump = _Pump(cancel)
+        self._writer, self._seen, self._began = writer, Totals(), time.monotonic()
+        self._ended.clear()
+        return self._events(question, pump, writer)
 
-    def _events(
-        self, question: str, cancel: threading.Event, writer: TraceWriter
-    ) -> Iterator[Event]:
-        live = self._live = _Live(writer, began=time.monotonic())
+    def _events(self, question: str, pump: _Pump, writer: TraceWriter) -> Iterator[Event]:
+        began = time.monotonic()
+        seen = Totals()
         messages = list(self.history)
-        ending: tuple[StopReason, str] = ("cancelled", "interrupted")
+        run = self.agent.run(question, history=self.history, cancel=pump.cancel)
+
+        def finish(reason: StopReason, error: str | None) -> RunFinished:
+            elapsed = time.monotonic() - began
+            final = seen.finish(reason, elapsed_s=elapsed, error=error)
+            with self._ending:
+                if not writer.finished:  # else `close` has ended the trace already
+                    self.last_finished = final
+                    writer.write(final)
+            return final
+
         try:
-            for event in self.agent.run(question, history=self.history, cancel=cancel):
+            for event in pump.events(run):
                 if writer.finished:
-                    return  # given up on by `close`: nothing more is recorded or shown
+                    return  # ended by `close`: nothing more is recorded or shown
                 if isinstance(event, MessageAppended):
                     messages.append(event.message)
                 elif isinstance(event, RunFinished):
@@ -91,27 +153,24 @@ class Session:
                         # Only a finished exchange joins the conversation: a dangling
                         # question or tool call would make the next request invalid.
                         self.history = messages
-                writer.write(event)
-                live.totals = live.totals.add(event)
+                with self._ending:
+                    if writer.finished:
+                        return
+                    writer.write(event)
+                seen = self._seen = seen.add(event)
                 yield event
-        except Exception as exc:  # a bug below us: the trace still says how the run ended
-            ending = ("error", f"{type(exc).__name__}: {exc}")
+            if not writer.finished:  # stopped by `cancel` before the run ended itself
+                yield finish("cancelled", None)
+        except Exception as exc:  # a bug below us: the events still say how the run ended
+            if not writer.finished:
+                yield finish("error", f"{type(exc).__name__}: {exc}")
             raise
         finally:
-            if not writer.finished:  # the run did not get to end itself
-                reason, error = ending
-                elapsed = time.monotonic() - live.began
-                self.last_finished = live.totals.finish(reason, elapsed_s=elapsed, error=error)
-                writer.write(self.last_finished)
+            if not writer.finished:  # the consumer stopped reading
+                finish("cancelled", "interrupted")
+                pump.stop()  # and the run stops in the background
+                if self._pump is pump:  # (not a later run's model call)
+                    self.agent.model.cancel()
             writer.close()
-            live.ended.set()
-
-
-@dataclass
-class _Live:
-    """The run in flight, as `Session.close` needs it from another thread."""
-
-    writer: TraceWriter
-    began: float
-    totals: Totals = field(default_factory=Totals)
-    ended: threading.Event = field(default_factory=threading.Event)
+            if self._writer is writer:
+                self._ended.set()

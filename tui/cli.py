@@ -236,15 +236,14 @@ def _run(session: Any, question: str, terminal: Terminal) -> RunFinished:
     from tui.printer import ProgressPrinter
 
     printer = ProgressPrinter(terminal.warn)
-    cancel = threading.Event()
-    events = session.ask(question, cancel=cancel)
+    events = session.ask(question)
     finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
     error = unexpected = None
     try:
         for event in events:
             printer(event)
     except KeyboardInterrupt:
-        cancel.set()
+        pass  # the session ends the trace as cancelled and stops the run
     except AgentError as exc:  # the run's last event carries it; here we add the options
         error = explain(exc)
     except Exception as exc:  # a bug: one line and where the trace is, not a traceback

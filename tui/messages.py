@@ -1,36 +1,39 @@
-"""Messages from the agent worker to the UI: the worker only ever posts these."""
+"""Messages from the agent worker to the UI: the worker only ever posts these.
+
+They are for the screen that runs the worker alone, so they do not bubble up to the app.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from textual.message import Message
 
 from agent import Event
 
 
-class AgentEvent(Message):
-    """One core event, as the agent yielded it."""
+class RunBegan(Message, bubble=False):
+    """A question's run is starting; its trace is written to `trace`."""
 
-    def __init__(self, event: Event, run_id: int = 0) -> None:
+    def __init__(self, trace: Path | None) -> None:
+        super().__init__()
+        self.trace = trace
+
+
+class AgentEvent(Message, bubble=False):
+    """One core event, as the session yielded it (a run's events end with `RunFinished`)."""
+
+    def __init__(self, event: Event) -> None:
         super().__init__()
         self.event = event
-        self.run_id = run_id
 
 
-class RunFailed(Message):
+class RunFailed(Message, bubble=False):
     """The run raised; `error` is one line for the user (the events already ended it)."""
 
-    def __init__(self, error: str, run_id: int = 0) -> None:
+    def __init__(self, error: str) -> None:
         super().__init__()
         self.error = error
-        self.run_id = run_id
-
-
-class RunEnded(Message):
-    """The worker finished iterating (after the last `AgentEvent`)."""
-
-    def __init__(self, run_id: int = 0) -> None:
-        super().__init__()
-        self.run_id = run_id
 
 
 class IndexProgressed(Message):
@@ -48,3 +51,7 @@ class IndexReady(Message):
     def __init__(self, notice: str | None) -> None:
         super().__init__()
         self.notice = notice
+
+
+class ConversationReset(Message, bubble=False):
+    """The conversation was forgotten, after every event of the runs before it."""

@@ -20,7 +20,6 @@ from agent import (
     Event,
     Message,
     MessageAppended,
-    ModelReplied,
     ModelRequested,
     RetryScheduled,
     RunFinished,
@@ -28,6 +27,7 @@ from agent import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    Totals,
     Usage,
 )
 from tui.outcomes import NoticeLevel, ending_notice
@@ -114,10 +114,7 @@ class ViewState:
     model: str = ""
     docs: str = ""
     max_steps: int = 0
-    step: int = 0
-    tool_calls: int = 0
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float | None = None
+    totals: Totals = field(default_factory=Totals)  # steps, tool calls, tokens: the core's fold
     elapsed_s: float | None = None
     answer: str | None = None
     error: str | None = None
@@ -127,29 +124,46 @@ class ViewState:
     def busy(self) -> bool:
         return self.run in ("thinking", "running tool")
 
+    @property
+    def step(self) -> int:
+        return self.totals.steps
+
+    @property
+    def tool_calls(self) -> int:
+        return self.totals.tool_calls
+
+    @property
+    def usage(self) -> Usage:
+        return self.totals.usage
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.totals.cost_usd
+
 
 def reduce(state: ViewState, event: Event) -> ViewState:
     """The state after `event`; never mutates `state`."""
+    totals = state.totals.add(event)
+    if totals is not state.totals:
+        state = replace(state, totals=totals)
     if isinstance(event, RunStarted):
         return _run_started(state, event)
     if isinstance(event, MessageAppended):
         return _message(state, event)
     if isinstance(event, ModelRequested):
-        return replace(state, run="thinking", step=event.step)
+        return replace(state, run="thinking")
     if isinstance(event, TextDelta):
         turn = _open_turn(state, event.step)
         return _set_turn(state, replace(turn, body=turn.body + event.text))
     if isinstance(event, RetryScheduled):
         text = f"retry {event.attempt} in {event.delay_s:g} s: {event.reason}"
         return _add(state, NoticeEntry(text, "warning"))
-    if isinstance(event, ModelReplied):
-        return replace(state, usage=event.total, cost_usd=event.cost_usd, step=event.step)
     if isinstance(event, ToolCallStarted):
         card = Card(event.tool_call_id, event.name, event.arguments)
         turn = _open_turn(state, event.step)
         if not any(c.call_id == card.call_id for c in turn.cards):
             turn = replace(turn, cards=(*turn.cards, card))
-        state = replace(state, run="running tool", tool_calls=state.tool_calls + 1)
+        state = replace(state, run="running tool")
         return _set_turn(state, turn)
     if isinstance(event, ToolCallFinished):
         return _tool_finished(state, event)
@@ -178,10 +192,6 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
         model=event.model,
         docs=event.docs,
         max_steps=event.max_steps,
-        step=0,
-        tool_calls=0,
-        usage=Usage(),
-        cost_usd=None,
         elapsed_s=None,
         answer=None,
         error=None,
@@ -248,17 +258,16 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
     state = replace(
         state,
         run=event.stop_reason,
-        step=stats.steps,
-        tool_calls=stats.tool_calls,
-        usage=stats.usage if stats.usage.total_tokens else state.usage,
-        cost_usd=stats.cost_usd if stats.usage.total_tokens else state.cost_usd,
         elapsed_s=stats.elapsed_s,
         answer=event.answer,
         error=event.error,
     )
     last = state.entries[-1] if state.entries else None
-    if isinstance(last, TurnEntry) and last.streaming:
-        state = _set_turn(state, replace(last, streaming=False))
+    if isinstance(last, TurnEntry) and (last.streaming or any(c.running for c in last.cards)):
+        # A cancel does not wait for the call in flight: its card ends without a result.
+        state = _set_turn(
+            state, _closed(last, "(no result: the run ended before this call finished)")
+        )
         last = state.entries[-1]
     if event.stop_reason == "answered" and event.answer is not None:
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
@@ -288,20 +297,17 @@ def _set_turn(state: ViewState, turn: TurnEntry) -> ViewState:
     return _add(state, turn)
 
 
+def _closed(turn: TurnEntry, note: str) -> TurnEntry:
+    """The turn done streaming, its unfinished cards ended with `note` as an error."""
+    cards = tuple(replace(c, output=note, error=True) if c.running else c for c in turn.cards)
+    return replace(turn, streaming=False, cards=cards)
+
+
 def cut_short(state: ViewState) -> ViewState:
     """The view at the end of a trace that stops without its final event."""
     note = "(no result: the trace ends before this call finished)"
     entries = Log(
-        replace(
-            entry,
-            streaming=False,
-            cards=tuple(
-                replace(c, output=note, error=True) if c.running else c for c in entry.cards
-            ),
-        )
-        if isinstance(entry, TurnEntry)
-        else entry
-        for entry in state.entries
+        _closed(entry, note) if isinstance(entry, TurnEntry) else entry for entry in state.entries
     )
     ending = NoticeEntry(*ending_notice("interrupted", None))
     return replace(state, run="interrupted", entries=entries.append(ending))

@@ -49,6 +49,7 @@ class Model(Protocol):
     `query` yields any number of `Delta` and `Retry` chunks, then exactly one `Reply`.
     It raises an `agent.errors.ModelError` for failures the run cannot recover from.
     It should return promptly once `cancel` is set (the loop stops reading it then).
+    Text is yielded as it arrives: making it pleasant to watch is the UI's business.
     """
 
     name: str
@@ -60,6 +61,14 @@ class Model(Protocol):
         *,
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]: ...
+
+    def cancel(self) -> None:
+        """Stop any request in flight, so a blocked `query` returns without a reply.
+
+        Safe from any thread, and a no-op when nothing is in flight (the next `query`
+        runs normally). A model that cannot cut a call short leaves it to finish.
+        """
+        ...
 
 
 def estimate_tokens(text: str) -> int:

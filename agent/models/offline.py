@@ -39,6 +39,7 @@ class OfflineModel:
 
     def __init__(self, docs: DocsContext) -> None:
         self.docs = docs
+        self._stop = threading.Event()  # the query in flight's: `cancel` sets it
 
     def query(
         self,
@@ -48,13 +49,18 @@ class OfflineModel:
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         """Yield the next step: tool calls, or the answer streamed a paragraph at a time."""
+        stop = self._stop = threading.Event()
+
+        def stopped() -> bool:
+            return stop.is_set() or (cancel is not None and cancel.is_set())
+
         asked, made = _since_question(messages)
         offered = {t.get("function", {}).get("name", "") for t in tools}
         step = self._step(asked, made, offered)
         if isinstance(step, str):
             pieces = step.split("\n\n")
             for i, piece in enumerate(pieces):
-                if cancel is not None and cancel.is_set():
+                if stopped():
                     return
                 yield Delta(piece + ("\n\n" if i < len(pieces) - 1 else ""))
             reply = Message(role="assistant", content=step)
@@ -67,8 +73,12 @@ class OfflineModel:
             )
             reply = Message(role="assistant", tool_calls=calls)
             finish = "tool_calls"
-        if cancel is None or not cancel.is_set():
+        if not stopped():
             yield Reply(reply, estimate_usage(messages, tools, reply), finish)
+
+    def cancel(self) -> None:
+        """Stop the query in flight before its reply (the search itself takes milliseconds)."""
+        self._stop.set()
 
     def _step(self, question: str, made: list[Call], offered: set[str]) -> str | list[Call]:
         """The answer text, or the tool calls to make next."""

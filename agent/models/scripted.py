@@ -45,6 +45,7 @@ class ScriptedModel:
         self.stream = stream
         self.gate = gate
         self.requests: list[list[Message]] = []
+        self._stop = threading.Event()  # the query in flight's: `cancel` sets it
 
     def query(
         self,
@@ -56,10 +57,15 @@ class ScriptedModel:
         """Yield the next scripted turn (streamed in pieces if `stream`)."""
         index = len(self.requests)
         self.requests.append(list(messages))
+        stop = self._stop = threading.Event()
+
+        def stopped() -> bool:
+            return stop.is_set() or (cancel is not None and cancel.is_set())
+
         if self.gate is not None:
             # Hold the reply until the test opens the gate or the run is cancelled.
             while not self.gate.wait(0.01):
-                if cancel is not None and cancel.is_set():
+                if stopped():
                     return
         if index >= len(self.turns):
             raise ModelError(f"the script has only {len(self.turns)} turns")
@@ -73,10 +79,18 @@ class ScriptedModel:
         message = Message(role="assistant", content=turn.content, tool_calls=calls)
         if self.stream and turn.content:
             for start in range(0, len(turn.content), 16):
+                if stopped():
+                    return
                 yield Delta(turn.content[start : start + 16])
+        if stopped():
+            return
         yield Reply(
             message, estimate_usage(messages, tools, message), "tool_calls" if calls else "stop"
         )
+
+    def cancel(self) -> None:
+        """Stop the query in flight: a held reply is dropped, a streamed one cut short."""
+        self._stop.set()
 
 
 def load_script(path: Path | str) -> ScriptedModel:

@@ -48,7 +48,7 @@ def sleeps() -> list[float]:
 
 @pytest.fixture
 def make(chat_server: ChatServer, sleeps: list[float]) -> Iterator[Factory]:
-    """Build models against the test server (frozen clock, recorded sleeps); close them after."""
+    """Build models against the test server (recorded sleeps); close them after."""
     models: list[OpenAIModel] = []
 
     def factory(**options: Any) -> OpenAIModel:
@@ -57,7 +57,6 @@ def make(chat_server: ChatServer, sleeps: list[float]) -> Iterator[Factory]:
             "base_url": chat_server.base_url,
             "timeout": 5.0,
             "sleep": sleeps.append,
-            "clock": lambda: 0.0,
             **options,
         }
         model = OpenAIModel("test-model", **settings)

@@ -146,6 +146,9 @@ class BrokenModel:
         raise RuntimeError("boom")
         yield
 
+    def cancel(self) -> None:
+        pass
+
 
 def test_an_unexpected_failure_still_ends_the_trace_as_an_error(
     ctx: DocsContext, tmp_path: Path

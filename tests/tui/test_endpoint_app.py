@@ -15,6 +15,7 @@ from tests.tui.conftest import until
 from tests.tui.test_live_app import chat, settle, texts
 from tui.app import chat_app
 from tui.render import status_text
+from tui.state import reduce_all
 
 pytestmark = pytest.mark.asyncio
 ANSWER = "Timeouts default to **5 seconds** (advanced/timeouts.md:3)."
@@ -80,20 +81,29 @@ async def test_a_failing_endpoint_shows_one_clear_error(
         assert toast == f"{state.error}; check --model and --base-url"
 
 
-async def test_escape_cuts_a_stalled_stream_short(chat_server: ChatServer, config: Config) -> None:
+@pytest.mark.parametrize("stream", [True, False])
+async def test_escape_ends_a_stalled_request_at_once(
+    chat_server: ChatServer, config: Config, stream: bool
+) -> None:
+    # Streamed, the read is cut short; not streamed, the request cannot be interrupted and
+    # is left to time out in the background while the run ends cancelled all the same.
     chat_server.push(Hang([chunk({"role": "assistant", "content": "Thinking"})], seconds=8))
-    cfg = endpoint_config(config, chat_server, timeout=30.0)
+    cfg = endpoint_config(config, chat_server, timeout=30.0, stream=stream)
     session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
     app = chat_app(session, cfg)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.click("#question")
         await pilot.press(*"q", "enter")
-        await until(pilot, lambda: "Thinking" in " ".join(texts(app)))
+        await until(pilot, lambda: bool(chat_server.requests) and chat(app).state.busy)
+        if stream:
+            await until(pilot, lambda: "Thinking" in " ".join(texts(app)))
         await pilot.press("escape")
         await settle(pilot)
         assert chat(app).state.run == "cancelled"
-    assert session.last_trace is not None
-    assert read_trace(session.last_trace).events[-1].stop_reason == "cancelled"  # type: ignore[attr-defined]
+        assert session.last_trace is not None
+        trace = read_trace(session.last_trace)
+        assert trace.events[-1].stop_reason == "cancelled"  # type: ignore[attr-defined]
+        assert reduce_all(trace.events) == chat(app).state
 
 
 async def test_the_offline_notice_is_shown(config: Config) -> None:

@@ -8,11 +8,13 @@ import threading
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from agent.config import Config
 from agent.errors import AuthenticationError
-from agent.events import RunFinished, TextDelta
+from agent.events import MessageAppended, RunFinished, TextDelta
 from agent.loop import Agent
+from agent.messages import user
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.tools.registry import ToolRegistry
@@ -39,11 +41,10 @@ def chat(app: DocsAgentApp) -> ChatScreen:
     return screen
 
 
-async def settle(pilot: Pilot[int]) -> None:
-    """Wait for the worker to end and the screen to handle everything it posted."""
-    app = pilot.app
-    await app.workers.wait_for_complete()
-    await until(pilot, lambda: not chat(app).running and not chat(app).worker_busy)
+async def settle(pilot: Pilot[int], runs: int = 1) -> None:
+    """Wait until the screen has shown the end of its `runs`-th run."""
+    screen = chat(pilot.app)
+    await until(pilot, lambda: screen.state.runs >= runs and not screen.state.busy)
     await pilot.pause()
 
 
@@ -114,9 +115,8 @@ async def test_escape_cancels_a_slow_run(make_session: SessionFactory, config: C
         await until(pilot, lambda: len(model.requests) == 1 and chat(app).state.run == "thinking")
         await pilot.press("escape")
         await until(pilot, lambda: chat(app).state.run == "cancelled")
-        # The model itself stopped (it never got its reply), not only the view.
-        await until(pilot, lambda: not chat(app).worker_busy, limit_s=5)
         await settle(pilot)
+        assert chat(app).state.run == "cancelled" and not gate.is_set()
         assert "● cancelled" in app.screen.query_one(HeaderBar).render().plain
         shown = chat(app).state
     assert not gate.is_set() and len(model.requests) == 1
@@ -134,7 +134,7 @@ async def test_a_follow_up_continues_the_conversation(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press(*"and to disable it?", "enter")
-        await settle(pilot)
+        await settle(pilot, runs=2)
         assert [m.content for m in model.requests[1]][1:] == [
             "default timeout?",
             "Five seconds.",
@@ -147,6 +147,7 @@ async def test_a_follow_up_continues_the_conversation(
             "turn 1: Use timeout=None.",
         ]
         await pilot.press("ctrl+n")
+        await until(pilot, lambda: chat(app).state.runs == 0)  # the worker has forgotten
         assert texts(app) == [] and session.history == []
         assert chat(app).state.run == "idle"
 
@@ -158,11 +159,12 @@ async def test_a_model_error_shows_one_line_and_a_notification(
     app = chat_app(session, config, question="q")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
+        await until(pilot, lambda: bool(app._notifications))
         assert chat(app).state.run == "error"
         assert texts(app)[-1] == "error: the endpoint refused the API key (401)"
         assert [n.message for n in app._notifications] == ["the endpoint refused the API key (401)"]
         await pilot.press(*"again", "enter")  # the app is still usable
-        await settle(pilot)
+        await settle(pilot, runs=2)
 
 
 async def test_ctrl_o_replays_a_recent_trace(make_session: SessionFactory, config: Config) -> None:
@@ -251,3 +253,21 @@ async def test_quitting_during_a_long_tool_call_is_prompt_and_closes_the_trace(
         release.set()
     worker.join(timeout=5)
     assert read_trace(session.last_trace).events == events  # nothing written after the end
+
+
+async def test_text_arriving_before_its_turn_is_composed_is_shown(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session([reply("a")])
+    app = chat_app(session, config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = chat(app)
+        screen.state = reduce(screen.state, MessageAppended(step=0, message=user("q")))
+        screen.render_state()
+        await pilot.pause()
+        for piece in ["Hel", "lo"]:
+            screen.state = reduce(screen.state, TextDelta(step=1, text=piece))
+            screen.render_state()  # the second time before the turn's widget has composed
+        await pilot.pause()
+        (turn,) = screen.query(TurnView)
+        assert turn.query_one(".label", Static).render().plain.endswith("\nHello")  # type: ignore[union-attr]

@@ -46,7 +46,7 @@ def session_of(
 def shows_answer(app: DocsAgentApp, answer: str) -> bool:
     """Whether the run is over and its answer is on screen, rendered from Markdown."""
     screen = chat(app)
-    if screen.running or screen.worker_busy:
+    if screen.state.busy:
         return False
     shown = screen.query_one(MessageList).shown
     last = shown[-1] if shown else None
@@ -58,7 +58,7 @@ def shows_answer(app: DocsAgentApp, answer: str) -> bool:
 
 async def settle(pilot: Pilot[int], answer: str) -> None:
     """Wait for the run to end and its answer to be shown."""
-    await pilot.app.workers.wait_for_complete()
+    await until(pilot, lambda: not chat(pilot.app).state.busy)
     await until(pilot, lambda: shows_answer(pilot.app, answer))
 
 
@@ -137,5 +137,6 @@ async def test_instant_answers_30_times_in_fresh_conversations(config: Config) -
             assert isinstance(first, TurnView) and first.entry.text == "Looking."
             assert not first.entry.streaming and first.entry.cards[0].output is not None
             assert_list_matches(app)
-            chat(app).action_new()
+            chat(app).action_new()  # the worker resets the conversation, then the view
+            await until(pilot, lambda: chat(app).state.runs == 0)
             assert app.screen.query_one(MessageList).shown == []

@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 from rich.text import Text
 
-from agent.events import Usage
+from agent.events import Totals, Usage
 from tui.render import (
     call_signature,
     card_text,
@@ -121,12 +121,16 @@ def test_tokens_mark_estimates() -> None:
 
 
 def test_status_bar_wide_and_narrow() -> None:
-    state = ViewState(step=3, max_steps=8, tool_calls=4, usage=Usage(3742, 666), elapsed_s=2.1)
+    state = ViewState(
+        max_steps=8, totals=Totals(steps=3, tool_calls=4, usage=Usage(3742, 666)), elapsed_s=2.1
+    )
     wide = status_text(state, elapsed_s=None, trace="traces/run.jsonl", width=120)
     assert wide.plain == (
         "step 3/8 · 4 tool calls · 3,742 in + 666 out = 4,408 tokens · 2.1 s · traces/run.jsonl"
     )
     narrow = status_text(state, elapsed_s=None, trace="/long/path/traces/a-run.jsonl", width=70)
     assert narrow.plain == "step 3/8 · 4 tool calls · 3,742+666=4,408 tok · 2.1 s · a-run.jsonl"
-    running = status_text(ViewState(step=1, max_steps=8), elapsed_s=0.5, trace=None, width=80)
+    running = status_text(
+        ViewState(max_steps=8, totals=Totals(steps=1)), elapsed_s=0.5, trace=None, width=80
+    )
     assert running.plain == "step 1/8 · 0 tool calls · 0 in + 0 out = 0 tokens · 500 ms"

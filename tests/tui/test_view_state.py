@@ -221,3 +221,20 @@ def test_a_long_stream_of_text_joins_once_and_earlier_states_stay() -> None:
     assert isinstance(half.entries[-1], TurnEntry)
     assert half.entries[-1].text == "".join(pieces[:10_000])
     assert turn.text == text  # going back and forth leaves the final state as it was
+
+
+def test_a_run_that_ends_during_a_tool_call_closes_its_card() -> None:
+    started = reduce_all(
+        [
+            RunStarted(question="q", model="m", max_steps=8),
+            ModelRequested(step=1, n_messages=2),
+            TextDelta(step=1, text="Let me look"),
+            ToolCallStarted(step=1, tool_call_id="c1", name="read_doc", arguments="{}"),
+        ]
+    )
+    ended = reduce(started, RunFinished(stop_reason="cancelled", answer=None, stats=RunStats()))
+    note = "(no result: the run ended before this call finished)"
+    assert ended.entries == (
+        TurnEntry(1, "Let me look", (Card("c1", "read_doc", "{}", note, error=True),), False),
+        NoticeEntry("cancelled", "warning"),
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from textual.screen import Screen
+from textual.timer import Timer
 
 from tui.state import ViewState
 from tui.widgets.header_bar import HeaderBar
@@ -18,22 +19,30 @@ class TraceScreen(Screen[None]):
     """A screen showing a `ViewState`: header, message list and status bar.
 
     Subclasses reduce events into `self.state` and call `schedule_render`; rendering
-    is coalesced so a burst of events costs one update of the widgets.
+    is coalesced so a burst of events costs one update of the widgets, and a stream of
+    small ones (text arriving a few characters at a time) a few updates a second.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.state = ViewState()
         self._render_pending = False
+        self._render_timer: Timer | None = None
 
-    def schedule_render(self) -> None:
-        """Render the state once the queued messages are handled."""
-        if not self._render_pending:
+    def schedule_render(self, *, within: float = 0.0) -> None:
+        """Render the state once the queued messages are handled, or `within` seconds."""
+        if within > 0.0:
+            if self._render_timer is None and not self._render_pending:
+                self._render_timer = self.set_timer(within, self._render_now)
+        elif not self._render_pending:
             self._render_pending = True
             self.call_later(self._render_now)
 
     def _render_now(self) -> None:
         self._render_pending = False
+        if self._render_timer is not None:
+            self._render_timer.stop()
+            self._render_timer = None
         self.render_state()
 
     def render_state(self) -> None:

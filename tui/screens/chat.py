@@ -12,9 +12,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Input
 
-from agent import AgentError, DocsIndex, RunFinished, Session, StopReason, Totals
-from tui.messages import AgentEvent, IndexProgressed, IndexReady, RunEnded, RunFailed
-from tui.options import explain
+from agent import AgentError, DocsIndex, Session, TextDelta
+from tui.conversation import Conversation
+from tui.messages import (
+    AgentEvent,
+    ConversationReset,
+    IndexProgressed,
+    IndexReady,
+    RunBegan,
+    RunFailed,
+)
 from tui.render import indexing_label
 from tui.screens.base import Command, TraceScreen
 from tui.state import ViewState, reduce
@@ -22,7 +29,7 @@ from tui.widgets.header_bar import HeaderBar
 from tui.widgets.message_list import MessageList
 from tui.widgets.status_bar import StatusBar
 
-CANCEL_GRACE_S = 0.8  # show "cancelled" after this even if the model has not stopped yet
+TEXT_REDRAW_S = 0.05  # streamed text is drawn at most this often, however small its pieces
 
 
 class _Closing(Exception):
@@ -30,7 +37,10 @@ class _Closing(Exception):
 
 
 class ChatScreen(TraceScreen):
-    """Runs questions on a `Session` in a thread worker and shows the events as they come."""
+    """Shows the events of a `Conversation` whose worker thread owns the session.
+
+    The view follows the events only: what it shows is what a replay of the trace shows.
+    """
 
     CSS_PATH = "chat.tcss"
     BINDINGS = [
@@ -51,22 +61,20 @@ class ChatScreen(TraceScreen):
         index: DocsIndex | None = None,
     ) -> None:
         super().__init__()
-        self.session = session
+        self.conversation = Conversation(session, self.post_message)
+        self.trace_dir = session.trace_dir
+        self.trace: Path | None = None  # the trace of the latest run
+        self.max_steps = session.agent.max_steps
         self.docs, self.model, self.mode = docs, model, mode
         self.question = question
         self.index = index
         self.indexing: tuple[int, int] | None = None  # files done and to do, while indexing
         self._index_stop = threading.Event()
-        self.run_id = 0
-        self.running = False  # what the view says
-        self.worker_busy = False  # whether the worker thread is still iterating
-        self._reset_pending = False
-        self._cancel = threading.Event()
         self._started = 0.0
         self.state = self._fresh_state()
 
     def _fresh_state(self) -> ViewState:
-        return ViewState(max_steps=self.session.agent.max_steps)
+        return ViewState(max_steps=self.max_steps)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(docs=self.docs, model=self.model, mode=self.mode)
@@ -81,6 +89,7 @@ class ChatScreen(TraceScreen):
         self.query_one(Input).focus()
         self.render_state()
         self.set_interval(0.2, self._tick)
+        self.run_worker(self.conversation.serve, thread=True, group="agent", exit_on_error=False)
         if self.index is not None:
             self._prepare_index(self.index)
         if self.question:
@@ -122,13 +131,7 @@ class ChatScreen(TraceScreen):
 
     def on_unmount(self) -> None:
         self._index_stop.set()
-        self._cancel.set()
-        self.session.close()  # quitting: the run's trace ends now, whatever the run is doing
-
-    def _stop(self) -> None:
-        self._cancel.set()
-        if self.worker_busy:
-            self.session.cancel()  # also cuts short a model read that is blocked
+        self.conversation.close()  # the worker thread ends and the run's trace is closed
 
     @on(Input.Submitted, "#question")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -138,104 +141,48 @@ class ChatScreen(TraceScreen):
 
     def ask(self, question: str) -> None:
         """Start a run of `question`, continuing the conversation."""
-        if self.running:
+        if self.state.busy:
             self.notify("a run is in progress: press Escape to cancel it", severity="warning")
             return
-        if self.worker_busy:
-            self.notify("the cancelled run is still stopping; try again in a moment")
-            return
         self.query_one(Input).clear()
-        self.run_id += 1
-        self.running = self.worker_busy = True
-        self._cancel = threading.Event()
         self._started = time.monotonic()
         self.query_one(MessageList).anchor()
-        # A daemon thread rather than a Textual thread worker (those are joined when the
-        # app exits): a run stuck in a tool call or a read must never hold up quitting.
-        worker = threading.Thread(
-            target=self._run,
-            args=(question, self._cancel, self.run_id),
-            name="docsagent-run",
-            daemon=True,
-        )
-        worker.start()
+        self.conversation.ask(question)
 
-    def _run(self, question: str, cancel: threading.Event, run_id: int) -> None:
-        # The worker only posts messages; the screen reduces them on its own thread.
-        try:
-            for event in self.session.ask(question, cancel=cancel):
-                self.post_message(AgentEvent(event, run_id))
-        except AgentError as exc:
-            self.post_message(RunFailed(explain(exc), run_id))
-        except Exception as exc:  # a bug below us: one line, not a traceback
-            self.post_message(RunFailed(f"{type(exc).__name__}: {exc}", run_id))
-        finally:
-            self.post_message(RunEnded(run_id))
+    def on_run_began(self, message: RunBegan) -> None:
+        self.trace = message.trace
 
     def on_agent_event(self, message: AgentEvent) -> None:
-        if message.run_id != self.run_id:
-            return  # a cancelled run that we stopped waiting for
         self.state = reduce(self.state, message.event)
-        if isinstance(message.event, RunFinished):
-            self.running = False
-        self.schedule_render()
-
-    def on_run_failed(self, message: RunFailed) -> None:
-        if message.run_id != self.run_id:
-            return
-        self.notify(message.error, title="the run failed", severity="error")
-        if self.state.busy:  # the run did not get to end itself
-            self._finish("error", message.error)
-
-    def on_run_ended(self, message: RunEnded) -> None:
-        self.worker_busy = False
-        if self._reset_pending:  # only now has the session stopped updating its history
-            self._reset_pending = False
-            self.session.reset()
-        if message.run_id == self.run_id and self.running:
-            self.running = False
+        if isinstance(message.event, TextDelta):
+            self.schedule_render(within=TEXT_REDRAW_S)
+        else:
             self.schedule_render()
 
-    def _finish(self, reason: StopReason, error: str) -> None:
-        state = self.state
-        totals = Totals(steps=state.step, tool_calls=state.tool_calls, usage=state.usage)
-        event = totals.finish(reason, elapsed_s=time.monotonic() - self._started, error=error)
-        self.state = reduce(self.state, event)
-        self.running = False
-        self.schedule_render()
+    def on_run_failed(self, message: RunFailed) -> None:
+        self.notify(message.error, title="the run failed", severity="error")
 
-    def action_cancel(self) -> None:
-        """Cancel the running run."""
-        if not self.running:
-            return
-        self._stop()
-        run_id = self.run_id
-        self.set_timer(CANCEL_GRACE_S, lambda: self._give_up(run_id))
-
-    def _give_up(self, run_id: int) -> None:
-        if self.running and self.run_id == run_id:
-            self.run_id += 1  # ignore the rest of that run; its trace still ends cleanly
-            self._finish("cancelled", "the model is still stopping")
-
-    def action_new(self) -> None:
-        """Start a fresh conversation."""
-        if self.worker_busy:
-            self._stop()
-            self._reset_pending = True
-        else:
-            self.session.reset()
-        self.run_id += 1
-        self.running = False
+    def on_conversation_reset(self, message: ConversationReset) -> None:
         self.state = self._fresh_state()
         self.query_one(MessageList).clear_entries()
         self.render_state()
+
+    def action_cancel(self) -> None:
+        """Cancel the running run: its events end `cancelled` at once."""
+        if self.state.busy:
+            self.conversation.cancel()
+
+    def action_new(self) -> None:
+        """Start a fresh conversation (cancelling the running run first)."""
+        self.action_cancel()
+        self.conversation.reset()
         self.query_one(Input).focus()
 
     def action_open_trace(self) -> None:
         """Pick a recent trace and replay it."""
         from tui.screens.trace_picker import TracePicker
 
-        self.app.push_screen(TracePicker(self.session.trace_dir), self._replay)
+        self.app.push_screen(TracePicker(self.trace_dir), self._replay)
 
     def _replay(self, path: Path | None) -> None:
         if path is None:
@@ -255,15 +202,14 @@ class ChatScreen(TraceScreen):
         self.copy_text()
 
     def _tick(self) -> None:
-        if self.running:
+        if self.state.busy:
             self.render_state()
 
     def clock(self) -> float | None:
-        return time.monotonic() - self._started if self.running else None
+        return time.monotonic() - self._started if self.state.busy else None
 
     def trace_label(self) -> str | None:
-        last = self.session.last_trace
-        return str(last) if last is not None else f"traces in {self.session.trace_dir}"
+        return str(self.trace) if self.trace is not None else f"traces in {self.trace_dir}"
 
     def commands(self) -> Iterator[Command]:
         yield ("Ask", "Move to the question box", self.query_one(Input).focus)

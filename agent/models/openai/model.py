@@ -15,12 +15,15 @@ on first use, so building this model costs nothing until it is asked something.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import agent.errors as errors
@@ -50,6 +53,14 @@ if TYPE_CHECKING:
 LOCAL_DUMMY_KEY = "not-needed"
 
 
+@dataclass(eq=False)
+class _Request:
+    """One query in flight: `cancel` sets `stop` and shuts its stream's socket."""
+
+    stop: threading.Event = field(default_factory=threading.Event)
+    stream: Any = None
+
+
 class OpenAIModel:
     """A chat model behind an OpenAI-compatible `/chat/completions` endpoint."""
 
@@ -65,7 +76,6 @@ class OpenAIModel:
         max_retries: int = DEFAULT_MAX_RETRIES,
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """Args:
         name: the model name sent to the endpoint.
@@ -77,8 +87,7 @@ class OpenAIModel:
             (None: no limit); a stream kept alive by keep-alive comments ends there.
         max_retries: retries after a 429, a 5xx or a dropped connection.
         backoff: the first retry's delay in seconds; it doubles each retry.
-        sleep: waits between retries; default waits on `cancel`, so a cancel cuts it short.
-        clock: monotonic seconds, for coalescing streamed text.
+        sleep: waits between retries; by default a wait that a cancel cuts short.
         """
         self.name = name
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
@@ -89,10 +98,10 @@ class OpenAIModel:
         self.backoff = backoff
         self._api_key = (api_key or "").strip()
         self._sleep = sleep
-        self._clock = clock
         self._client: OpenAI | None = None
         self._http: ModelHTTPClient | None = None
-        self._closed = False
+        self._lock = threading.Lock()
+        self._requests: set[_Request] = set()  # in flight, for `cancel`
         self._stream_options = True
         self._ids = itertools.count(1)
 
@@ -112,10 +121,62 @@ class OpenAIModel:
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         """Ask the model; yield `Delta`s and `Retry`s, then one `Reply` (none if cancelled)."""
-        cancel = cancel or threading.Event()
-        if cancel.is_set():
+        if cancel is not None and cancel.is_set():
             return
         client = self._connect()
+        request = _Request()
+        with self._lock:
+            self._requests.add(request)
+        try:
+            yield from self._attempts(client, messages, tools, request, cancel)
+        finally:
+            with self._lock:
+                self._requests.discard(request)
+
+    def cancel(self) -> None:
+        """Stop the queries in flight, from any thread: a stream's blocked read returns at once.
+
+        Between chunks a cancel is noticed anyway; shutting the socket down is what ends a
+        read that waits on a stalled stream. A request that is not streamed cannot be cut
+        short (the HTTP client has no way to abort it): it runs to its reply or its
+        timeout, and the reply is dropped.
+        """
+        with self._lock:
+            requests = list(self._requests)
+        for request in requests:
+            request.stop.set()
+            stream = request.stream
+            if stream is not None:
+                _shutdown(stream.response)
+                stream.close()
+
+    def close(self) -> None:
+        """Cancel the queries in flight and release the HTTP client (made again when needed).
+
+        Shutting the client's connections down also ends a whole (not streamed) request
+        that is blocked on a hung server, which `cancel` alone leaves to finish.
+        """
+        self.cancel()
+        http, self._http = self._http, None
+        if http is not None:
+            http.shutdown()
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def _attempts(
+        self,
+        client: OpenAI,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        request: _Request,
+        cancel: threading.Event | None,
+    ) -> Iterator[Chunk]:
+        """The request, tried again after transient failures, until a reply or a stop."""
+
+        def stopped() -> bool:
+            return request.stop.is_set() or (cancel is not None and cancel.is_set())
+
         retries = 0
         while True:
             ctx = Context(
@@ -129,15 +190,15 @@ class OpenAIModel:
             progress = [False]  # whether any reply data arrived on this attempt
             try:
                 if self.stream:
-                    yield from self._streamed(client, messages, tools, cancel, progress)
-                else:
-                    yield from self._whole(client, messages, tools)
+                    yield from self._streamed(client, messages, tools, request, stopped, progress)
+                elif not stopped():
+                    yield from self._whole(client, messages, tools, stopped)
                 return
             except errors.ModelError:
                 raise
             except Exception as exc:
-                if cancel.is_set() or self._closed:
-                    return  # closing the stream under us is how a cancel lands mid-read
+                if stopped():
+                    return  # shutting the stream down under us is how a cancel lands mid-read
                 if not isinstance(exc, self._sdk_errors()):
                     raise
                 if self._drop_stream_options(exc):
@@ -150,23 +211,9 @@ class OpenAIModel:
                 retries += 1
                 delay = retry_delay(exc, retries, self.backoff)
                 yield Retry(retries, delay, reason)
-                self._wait(delay, cancel)
-                if cancel.is_set():
+                self._wait(delay, request, stopped)
+                if stopped():
                     return
-
-    def close(self) -> None:
-        """Close the HTTP client; from another thread, this ends a blocked read at once.
-
-        A cancel is otherwise noticed between chunks, so a stalled stream, or a
-        non-streamed request to a hung server, would hold the caller until the timeout.
-        """
-        self._closed = True
-        http, self._http = self._http, None
-        if http is not None:
-            http.shutdown()
-        client, self._client = self._client, None
-        if client is not None:
-            client.close()
 
     def _connect(self) -> OpenAI:
         if not self._api_key and not is_local(self.base_url):
@@ -178,21 +225,23 @@ class OpenAIModel:
                 "the API key holds a line break, a space or another character no key has",
                 fields=("api_key",),
             )
-        if self._client is None:
-            import openai
+        with self._lock:
+            if self._client is None:
+                import openai
 
-            from agent.models.openai.transport import ModelHTTPClient
+                from agent.models.openai.transport import ModelHTTPClient
 
-            self._closed = False
-            self._http = ModelHTTPClient(timeout=self.timeout, request_timeout=self.request_timeout)
-            self._client = openai.OpenAI(
-                api_key=self._api_key or LOCAL_DUMMY_KEY,
-                base_url=self.base_url,
-                timeout=self.timeout,
-                max_retries=0,
-                http_client=self._http,
-            )
-        return self._client
+                self._http = ModelHTTPClient(
+                    timeout=self.timeout, request_timeout=self.request_timeout
+                )
+                self._client = openai.OpenAI(
+                    api_key=self._api_key or LOCAL_DUMMY_KEY,
+                    base_url=self.base_url,
+                    timeout=self.timeout,
+                    max_retries=0,
+                    http_client=self._http,
+                )
+            return self._client
 
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
         request: dict[str, Any] = {
@@ -212,42 +261,52 @@ class OpenAIModel:
         client: OpenAI,
         messages: Sequence[Message],
         tools: Sequence[ToolSchema],
-        cancel: threading.Event,
+        request: _Request,
+        stopped: Callable[[], bool],
         progress: list[bool],
     ) -> Iterator[Chunk]:
         stream = client.chat.completions.create(**self._request(messages, tools))
-        assembler = StreamAssembler(clock=self._clock)
+        # Set before checking `stopped`: a cancel either sees the stream or is seen here.
+        request.stream = stream
+        assembler = StreamAssembler()
         try:
+            if stopped():
+                return
             for chunk in stream:
-                if cancel.is_set() or self._closed:
+                if stopped():
                     return
                 progress[0] = True
                 text = assembler.feed(chunk)
                 if text:
                     yield Delta(text)
-            if cancel.is_set() or self._closed:
-                return  # the stream ended because it was closed under us
-            rest = assembler.text.flush()
-            if rest:
-                yield Delta(rest)
+            if stopped():
+                return  # the stream ended because it was shut down under us
         finally:
+            request.stream = None
             stream.close()
         yield assembler.reply(messages, tools, self._new_id)
 
     def _whole(
-        self, client: OpenAI, messages: Sequence[Message], tools: Sequence[ToolSchema]
+        self,
+        client: OpenAI,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        stopped: Callable[[], bool],
     ) -> Iterator[Chunk]:
         completion = client.chat.completions.create(**self._request(messages, tools))
-        yield reply_from_completion(completion, messages, tools, self._new_id)
+        if not stopped():
+            yield reply_from_completion(completion, messages, tools, self._new_id)
 
     def _new_id(self) -> str:
         return f"call_{next(self._ids)}"
 
-    def _wait(self, delay: float, cancel: threading.Event) -> None:
-        if self._sleep is None:
-            cancel.wait(delay)
-        else:
+    def _wait(self, delay: float, request: _Request, stopped: Callable[[], bool]) -> None:
+        if self._sleep is not None:
             self._sleep(delay)
+            return
+        deadline = time.monotonic() + delay
+        while not stopped() and (left := deadline - time.monotonic()) > 0:
+            request.stop.wait(min(left, 0.05))  # a cancel of the run's event is polled
 
     def _drop_stream_options(self, exc: Exception) -> bool:
         """Older servers reject `stream_options`; ask once more without it."""
@@ -264,6 +323,15 @@ class OpenAIModel:
         import openai
 
         return (openai.OpenAIError, json.JSONDecodeError)
+
+
+def _shutdown(response: Any) -> None:
+    """Shut the response's socket down: unlike close(), this wakes a thread blocked reading it."""
+    stream = getattr(response, "extensions", {}).get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def _wire(message: Message) -> dict[str, Any]:

@@ -82,56 +82,18 @@ class ToolCallAssembler:
         return call
 
 
-class TextBuffer:
-    """Coalesces streamed text so the UI gets a few dozen characters at a time.
-
-    The first piece, and any piece after a quiet spell, is shown at once: the reader
-    should see the model start talking, and text must not wait for a stalled stream.
-    """
-
-    def __init__(
-        self, *, clock: Callable[[], float], min_chars: int = 40, max_wait_s: float = 0.05
-    ) -> None:
-        self._clock = clock
-        self._min_chars = min_chars
-        self._max_wait_s = max_wait_s
-        self._pending: list[str] = []
-        self._size = 0
-        self._last_flush = float("-inf")
-        self.parts: list[str] = []
-
-    def add(self, text: str) -> str | None:
-        """Buffer `text`; return what is due for display, if anything."""
-        self.parts.append(text)
-        self._pending.append(text)
-        self._size += len(text)
-        if self._size >= self._min_chars or self._clock() - self._last_flush >= self._max_wait_s:
-            return self.flush()
-        return None
-
-    def flush(self) -> str | None:
-        """Everything not yet displayed, or None."""
-        if not self._pending:
-            return None
-        text = "".join(self._pending)
-        self._pending.clear()
-        self._size = 0
-        self._last_flush = self._clock()
-        return text
-
-
 class StreamAssembler:
     """Accumulates `chat.completion.chunk`s: text, tool calls, finish reason and usage."""
 
-    def __init__(self, *, clock: Callable[[], float]) -> None:
-        self.text = TextBuffer(clock=clock)
+    def __init__(self) -> None:
+        self.text: list[str] = []
         self.tools = ToolCallAssembler()
         self.finish_reason: str | None = None
         self.usage: Any = None
         self.chunks = 0
 
-    def feed(self, chunk: Any) -> str | None:
-        """Take one chunk; return coalesced text due for display, if any."""
+    def feed(self, chunk: Any) -> str:
+        """Take one chunk; return its text (empty if it brought none)."""
         if not hasattr(chunk, "choices"):
             raise ProtocolError(f"the endpoint sent unexpected stream data: {str(chunk)[:80]}")
         self.chunks += 1
@@ -140,24 +102,24 @@ class StreamAssembler:
         choices = chunk.choices or []
         if not isinstance(choices, list):
             raise ProtocolError(f"the endpoint sent unexpected stream data: {str(chunk)[:80]}")
-        due: str | None = None
+        text = ""
         for choice in choices[:1]:  # we ask for one choice; ignore any others
             delta = getattr(choice, "delta", None)
             for fragment in getattr(delta, "tool_calls", None) or ():
                 self.tools.add(fragment)
             text = _text_of(delta)
             if text:
-                due = self.text.add(text)
+                self.text.append(text)
             if getattr(choice, "finish_reason", None):
                 self.finish_reason = str(choice.finish_reason)
-        return due
+        return text
 
     def reply(
         self, messages: Sequence[Message], tools: Sequence[ToolSchema], new_id: Callable[[], str]
     ) -> Reply:
         """The complete reply once the stream has ended."""
         calls = [(c.id, c.name, "".join(c.arguments)) for c in self.tools.calls]
-        text = "".join(self.text.parts)
+        text = "".join(self.text)
         return build_reply(text, calls, self.finish_reason, self.usage, messages, tools, new_id)
 
 
