@@ -17,7 +17,7 @@ from pathlib import Path
 from agent.defaults import DEFAULT_DOC_CACHE_BYTES, DEFAULT_MAX_DOC_BYTES
 from agent.errors import ConfigError
 from agent.search.sections import first_heading
-from agent.tools.formats import DESCRIPTION, NotText, doc_lines, heading_style, not_a_doc
+from agent.tools.formats import DESCRIPTION, NotText, doc_text, heading_style, not_a_doc
 from agent.tools.sandbox import (
     FileKey,
     Unreadable,
@@ -172,7 +172,7 @@ class Corpus:
             raise Unreadable(rel, "it is not a doc in this folder")
         try:
             data, key = read_inside(self._real, path, name=rel, limit=self.max_doc_bytes)
-            text = "\n".join(doc_lines(data, rel))
+            text = doc_text(data, rel)
         except NotText as exc:
             self._unread[rel] = str(exc)
             raise Unreadable(rel, str(exc)) from None
@@ -188,7 +188,10 @@ class Corpus:
             text = self.read(rel).text
         except Unreadable as exc:
             raise NotText(exc.reason) from None
-        return text.split("\n") if text else []
+        lines = text.split("\n")
+        if lines[-1] == "":  # the break that ends the last line starts no new one
+            lines.pop()
+        return lines
 
     def file(self, rel: str) -> str:
         """Where the doc shown as `rel` is on disk (names not shown as they are differ)."""

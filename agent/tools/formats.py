@@ -1,7 +1,8 @@
 """Doc formats: which file names are docs, and a doc's bytes as the lines every tool counts.
 
 `read_doc`, `grep_docs`, `list_docs`, citations and the search index all number the
-lines `doc_lines` returns, so a range one of them gives is a range the others agree on.
+lines of the text `doc_text` returns (through `Corpus.read`), so a range one of them
+gives is a range the others agree on.
 Markdown, reStructuredText and plain text are read as they are; built HTML is read as
 clean text with Markdown-style `#` headings (see `agent.tools.html`); `NAME.gz` is read
 as NAME, unzipped up to a bound.
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from agent.tools.html import html_lines
+from agent.tools.textscan import normalize_breaks
 
 TEXT_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 HTML_SUFFIXES = (".html", ".htm")
@@ -110,14 +112,31 @@ def heading_style(name: str) -> Style:
 
 
 def doc_lines(data: bytes, name: str) -> list[str]:
-    """The lines of a doc named `name` (path or file name) holding `data`; NotText if none."""
+    """The lines of a doc named `name` (path or file name) holding `data`; NotText if none.
+
+    Lines end at `\n`, `\r\n` or `\r`, as an editor and `read_doc` number them.
+    """
+    text = normalize_breaks(doc_text(data, name))
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def doc_text(data: bytes, name: str) -> str:
+    """A doc's text, without a list of its lines (see `doc_lines`).
+
+    Line breaks may still be `\r\n` or `\r`: callers normalise them (see
+    `agent.tools.textscan.normalize_breaks`). A 50 MB doc of short lines stays one string
+    here, where a list would hold millions of small ones.
+    """
     if name.lower().endswith(".gz"):
         data = gunzip(data)
     if b"\0" in data[:SNIFF] and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise NotText("binary")
     if doc_suffix(name) in HTML_SUFFIXES:
-        return html_lines(decode(data, html=True))
-    return split_lines(decode(data))
+        return "\n".join(html_lines(decode(data, html=True)))
+    return decode(data)
 
 
 def gunzip(data: bytes, limit: int = MAX_UNZIPPED) -> bytes:

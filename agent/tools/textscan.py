@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_BREAK_CHARS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_BREAKS = re.compile("\r\n|\r")
+_BREAK_CHARS = "\r"
+"""Line breaks as an editor numbers lines: `\n`, `\r\n` and `\r`; a form feed or U+2028
+stays inside its line, so a citation's line numbers are the ones `vim` or `less` shows."""
 _SPARSE = 8  # lines with matches counted one by one before the regex engine takes over
 CHUNK = 1 << 20  # bytes of whole lines counted at once when a doc has many matches
 MARK_FROM = 1 << 16  # a chunk this large and dense with matches is counted by marking
@@ -22,20 +24,8 @@ _KEEP_ONLY = {m: bytes(b for b in range(256) if b not in (m[0], 10)) for m in _M
 
 
 def normalize_breaks(text: str) -> str:
-    """`text` with every line break `str.splitlines` knows turned into `\\n`."""
-    if (  # each `in` is one fast scan (or none, for a character wider than the text's)
-        "\r" in text
-        or "\x0b" in text
-        or "\x0c" in text
-        or "\x1c" in text
-        or "\x1d" in text
-        or "\x1e" in text
-        or "\x85" in text
-        or "\u2028" in text
-        or "\u2029" in text
-    ):
-        return _BREAKS.sub("\n", text)
-    return text
+    """`text` with every line break (`\r\n` or `\r`) turned into `\n`."""
+    return _BREAKS.sub("\n", text) if "\r" in text else text
 
 
 def has_break(text: str) -> bool:
