@@ -41,15 +41,7 @@ class DocsContext(ToolContext):
 
 
 def search_docs(ctx: DocsContext, query: str, limit: int = 5) -> str:
-    """Find the sections of the docs that best match a query, best first (ranked search).
-
-    Each result is a section as path:start-end with its headings and a snippet, the
-    matched words marked **like this**. Start here, then read_doc the sections you use.
-
-    Args:
-        query: Key words or a question, e.g. "pool timeout"; put a phrase in double quotes.
-        limit: How many sections to show, 1 to 10.
-    """
+    """Ranked search: the doc sections best matching a query, as path:start-end + snippet."""
     return search_report(ctx.search_index(), query, limit)
 
 

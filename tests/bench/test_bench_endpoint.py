@@ -19,6 +19,11 @@ from tests.chatserver import Call, ChatServer, Reply
 
 QUESTION = "How do I replay a saved trace?"
 BARE_TOOLS: dict[str, dict[str, Any]] = {
+    "search_docs": {
+        "description": "Search the docs, best sections first.",
+        "parameters": {"query": "string", "limit": "integer"},
+        "required": ["query"],
+    },
     "list_docs": {"description": "List the docs.", "parameters": {}},
     "grep_docs": {
         "description": "Search the docs for a keyword.",
