@@ -62,7 +62,10 @@ def record_trace(tmp_path: Path, steps: int) -> Path:
     docs = tmp_path / "docs"
     docs.mkdir(exist_ok=True)
     (docs / "a.md").write_text("# A\n" + "text line\n" * 50)
-    turns = [reply(None, call("read_doc", {"path": "a.md"})) for _ in range(steps - 1)]
+    turns = [  # distinct arguments each step: a repeated call would end the run early
+        reply(None, call("read_doc", {"path": "a.md", "start": 1, "end": n}))
+        for n in range(1, steps)
+    ]
     model = ScriptedModel([*turns, reply("done")])
     agent = Agent(model, docs_registry(), context=[DocsContext(Corpus.open(docs))], max_steps=steps)
     session = Session(agent, trace_dir=tmp_path, trace_path=tmp_path / f"run{steps}.jsonl")
@@ -80,6 +83,7 @@ def test_trace_reading_is_linear_and_lean(tmp_path: Path) -> None:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     size = large.stat().st_size
+    assert len(read_trace(large).events) > 6 * 2000  # the whole run was recorded
     print(
         f"\nread_trace: 200 steps {t_small * 1000:.1f} ms, 2,000 steps {t_large * 1000:.1f} ms, "
         f"ratio {t_large / t_small:.1f}; peak memory {peak / size:.1f}x the file "
