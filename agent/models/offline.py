@@ -24,6 +24,7 @@ from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Reply, ToolSchema, estimate_usage
 from agent.models.policy import SEARCH_LIMIT, Term, Verdict, judge, quote_range, weigh
 from agent.search import Hit
+from agent.search.query import term_weights
 from agent.tools.docs import DocsContext, Shown, read_range
 from agent.tools.registry import ToolError
 
@@ -90,9 +91,11 @@ class OfflineModel:
         if missing:
             return f"I can't answer from the docs here: I need the {' and '.join(missing)} tools."
         query = " ".join(f'"{t.text}"' if " " in t.text else t.text for t in terms)
+        if len(set(term_weights(question).values())) > 1:  # context around the question
+            query = " ".join(question.split())
         if not any(name == "search_docs" for name, _ in made):
             return [("search_docs", {"query": query})]
-        hits = index.search([t.text for t in terms], limit=SEARCH_LIMIT)
+        hits = index.search(query, limit=SEARCH_LIMIT)
         verdict = judge(terms, hits)
         if not verdict.hits:
             return _decline(question, query, verdict)

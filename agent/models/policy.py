@@ -4,8 +4,12 @@
    IDF over sections, from `DocsIndex.term_counts`), never by where it stands in the
    question. A word the docs never use weighs like the rarest word they do use (it may
    be filler, "kinds"), or twice that when the question writes it as a name ("QUIC").
-2. judge: decline when words the docs never use carry most of the question's weight, or
-   when the best section holds too little of it; otherwise read the best sections.
+   A word only of the context around the question ("My scraper hangs. What ...?")
+   weighs half, as the search counts it.
+2. judge: decline when words the docs never use carry half the question's weight or
+   more, when the question names something the docs never mention, when no matching
+   section holds the question's rarest word (one only a few sections use), or when the
+   best section holds too little of it; otherwise read the best sections.
 3. quote: the run of whole paragraphs (lists and code blocks kept whole) of the best
    section that holds the most of the question's weight, up to `QUOTE_LINES` lines.
 
@@ -20,12 +24,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.search import DocsIndex, Hit, query_terms
-from agent.search.query import STOPWORDS
+from agent.search.query import STOPWORDS, term_weights
 
 MAX_ABSENT_SHARE = 0.5
-"""Decline when words the docs never use carry more than this share of the weight: then
-the question is mostly about something the docs do not mention (HTTP/3 over QUIC). Lower
-values also decline answerable questions that hold one filler word the docs lack."""
+"""Decline when words the docs never use carry this share of the weight or more: then the
+question is mostly about something the docs do not mention (HTTP/3 over QUIC, "copilot
+completion"). Lower values also decline answerable questions that hold one filler word
+the docs lack."""
+
+RARE_SECTIONS = 5
+"""A question's rarest word that at most this many sections hold is what it asks about
+("blame" in "git blame"): when none of the best matches holds it, the docs only mention it
+in passing elsewhere, and a match on the question's other words answers something else.
+Rarer words than that are too common to be the point ("several", "pattern"): 2 to 10 all
+declined the same unanswerable questions of the eval sets and no answerable one."""
 
 MIN_COVERAGE = 0.25
 """Decline when the best section holds less than this share of the question's weight:
@@ -58,11 +70,17 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 
 @dataclass(frozen=True)
 class Term:
-    """A search term of the question: how many sections hold it, and its weight."""
+    """A search term of the question: how many sections hold it, and its weight.
+
+    `asked`: the word is in the question itself, not only in the context around it;
+    `name`: the question writes it as a name.
+    """
 
     text: str
     sections: int
     weight: float
+    asked: bool = True
+    name: bool = False
 
     @property
     def absent(self) -> bool:
@@ -92,12 +110,13 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
     present = [idf(total, counts[t]) for t in texts if counts[t]]
     rarest = max(present, default=idf(total, 0))
     names = _names(question)
-    return [
-        Term(t, counts[t], idf(total, counts[t]))
-        if counts[t]
-        else Term(t, 0, rarest * (NAME_WEIGHT if t in names else 1.0))
-        for t in texts
-    ]
+    counted = term_weights(question)
+    terms = []
+    for t in texts:
+        focus = counted[t] / max(counted.values())  # a word only of the context counts less
+        base = idf(total, counts[t]) if counts[t] else rarest * (NAME_WEIGHT if t in names else 1)
+        terms.append(Term(t, counts[t], focus * base, asked=focus == 1, name=t in names))
+    return terms
 
 
 def _names(text: str) -> set[str]:
@@ -124,14 +143,27 @@ def judge(terms: Sequence[Term], hits: Sequence[Hit]) -> Verdict:
     absent = [t.text for t in terms if t.absent]
     if not hits or len(absent) == len(terms):
         return Verdict(reason="no section of the docs mentions " + _either(absent))
-    if sum(t.weight for t in terms if t.absent) > MAX_ABSENT_SHARE * total:
+    if sum(t.weight for t in terms if t.absent) >= MAX_ABSENT_SHARE * total:
         return Verdict(reason="the docs never mention " + _either(absent))
+    names = [t.text for t in terms if t.absent and t.asked and t.name]
+    if names:
+        return Verdict(reason="the docs never mention " + _either(names))
+    rare = _rarest(terms)
+    if rare and not any(set(rare) & set(h.matched_terms) for h in hits):
+        return Verdict(reason="no section that matches the question holds " + _either(rare))
     best = hits[0]
     if coverage(best, terms) < MIN_COVERAGE:
         held = _either(list(best.matched_terms)).replace(" or ", " and ")
         return Verdict(reason=f"the best match shares only {held} with the question")
     close = [h for h in hits[1:] if h.score >= RELATED_SCORE * best.score]
     return Verdict(hits=(best, *close[: MAX_CITED - 1]))
+
+
+def _rarest(terms: Sequence[Term]) -> list[str]:
+    """The question's rarest word (or words, tied), if only a few sections hold it."""
+    asked = [t for t in terms if t.asked and not t.absent]
+    top = max((t.weight for t in asked), default=0.0)
+    return [t.text for t in asked if t.weight >= top and t.sections <= RARE_SECTIONS]
 
 
 def _either(terms: Sequence[str]) -> str:

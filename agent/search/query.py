@@ -10,7 +10,7 @@ term is quoted in the FTS5 query, so no input can be read as query syntax: `AND`
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 MAX_TERMS = 32
 """Terms searched at most: a pasted page must not become a query of thousands of terms."""
@@ -29,6 +29,11 @@ STOPWORDS = frozenset(
     """.split()
 )
 """Words too common in questions to say what one is about."""
+
+ASKED_WEIGHT = 2
+"""How many times a word of the question counts against a word of the context around it
+("My scraper hangs on slow servers. What kinds of timeouts are there?"): the situation
+says why it is asked, the sentence with the question mark says what is asked."""
 
 _WORD = re.compile(r"[^\W_]+")
 _PHRASE = re.compile(r'"([^"]*)"')
@@ -56,11 +61,38 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
-def match_expression(terms: Sequence[str]) -> str:
-    """The FTS5 query matching a section that holds any of `terms` (each quoted)."""
-    quoted = []
+def term_weights(text: str) -> dict[str, int]:
+    """Each of `query_terms(text)` with how many times it counts: 1, or `ASKED_WEIGHT`
+    for a word of the question when there is context around it.
+
+    The question is the sentences that end with a question mark; text with none, or
+    with nothing else, is all question, and all its terms count once.
+    """
+    terms = query_terms(text)
+    sentences = [s for s in _sentences(text) if s.strip()]
+    asked = [s for s in sentences if s.rstrip().endswith("?")]
+    if not asked or len(asked) == len(sentences):
+        return dict.fromkeys(terms, 1)
+    held = set(query_terms(" ".join(asked)))
+    return {t: ASKED_WEIGHT if t in held else 1 for t in terms}
+
+
+def _sentences(text: str) -> list[str]:
+    """`text` cut after each `.`, `?` or `!` that ends a sentence (a space or the end follows)."""
+    cuts = [m.end() for m in re.finditer(r"[.?!]+(?=\s|$)", text)]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def match_expression(terms: Sequence[str], weights: Mapping[str, int] | None = None) -> str:
+    """The FTS5 query matching a section that holds any of `terms` (each quoted).
+
+    A term with a weight of n is repeated n times: FTS5's bm25() sums over the query's
+    phrases, so a phrase given twice counts twice.
+    """
+    quoted: dict[str, int] = {}
     for term in terms:
         cleaned = " ".join(words(term))
         if cleaned:
-            quoted.append('"' + cleaned.replace('"', '""') + '"')
-    return " OR ".join(dict.fromkeys(quoted))
+            phrase = '"' + cleaned.replace('"', '""') + '"'
+            quoted[phrase] = max(quoted.get(phrase, 1), (weights or {}).get(term, 1))
+    return " OR ".join(phrase for phrase, n in quoted.items() for _ in range(n))

@@ -57,8 +57,55 @@ def test_judge_declines_or_picks_the_close_sections(index: DocsIndex) -> None:
     assert len(many.hits) == MAX_CITED
     absent = judge(weigh("gasket Kubernetes sprocket", index), [hit("a.md", 5, "sprocket")])
     assert not absent.hits and absent.reason == 'the docs never mention "gasket" or "kubernetes"'
-    thin = judge(weigh("widget sprocket flange", index), [hit("a.md", 5, "widget")])
+    thin = judge(
+        weigh("widget sprocket flange", index), [hit("a.md", 5, "widget"), hit("b.md", 4, "flange")]
+    )
     assert thin.reason == 'the best match shares only "widget" with the question'
+
+
+def test_declines_when_no_match_holds_the_rare_word_the_question_is_about(
+    index: DocsIndex,
+) -> None:
+    terms = weigh("widget flange", index)  # "flange": one section of twelve
+    elsewhere = judge(terms, [hit("a.md", 9, "widget"), hit("b.md", 8, "widget")])
+    assert elsewhere.reason == 'no section that matches the question holds "flange"'
+    held = judge(terms, [hit("a.md", 9, "widget", "flange"), hit("b.md", 8, "widget")])
+    assert [h.path for h in held.hits] == ["a.md", "b.md"]
+    common = judge(weigh("widget", index), [hit("a.md", 9, "widget")])  # ten sections hold it
+    assert [h.path for h in common.hits] == ["a.md"]
+
+
+def test_declines_a_name_the_docs_never_mention_in_the_question_not_in_its_context() -> None:
+    present = [Term(w, 50, 3.0) for w in ("fit", "widget", "sprocket", "flange")]
+    best = [hit("a.md", 9, "fit", "widget", "sprocket", "flange")]
+    asked = judge([*present, Term("kubernetes", 0, 6.0, name=True)], best)
+    assert asked.reason == 'the docs never mention "kubernetes"'
+    context = judge([*present, Term("kubernetes", 0, 3.0, asked=False, name=True)], best)
+    assert [h.path for h in context.hits] == ["a.md"]
+    plain = judge([*present, Term("kubernetes", 0, 3.0)], best)  # not written as a name
+    assert [h.path for h in plain.hits] == ["a.md"]
+
+
+def test_weigh_says_which_words_are_asked_and_which_are_names(index: DocsIndex) -> None:
+    terms = weigh("We run Kubernetes. How do I fit a widget sprocket?", index)
+    assert [(t.text, t.asked, t.name) for t in terms] == [
+        ("run", False, False),
+        ("kubernetes", False, True),
+        ("fit", True, False),
+        ("widget", True, False),
+        ("sprocket", True, False),
+    ]
+
+
+def test_declines_when_absent_words_carry_half_the_weight(index: DocsIndex) -> None:
+    terms = weigh("sprocket gasket", index)
+    assert judge(terms, [hit("a.md", 9, "sprocket")]).reason == 'the docs never mention "gasket"'
+
+
+def test_context_words_weigh_half(index: DocsIndex) -> None:
+    terms = {t.text: t for t in weigh("I have a flange. Where is the sprocket?", index)}
+    assert terms["flange"].weight == pytest.approx(idf(index.section_count, 1) / 2)
+    assert terms["sprocket"].weight == pytest.approx(idf(index.section_count, 2))
 
 
 def test_a_short_section_is_quoted_whole_a_long_one_around_its_best_block() -> None:

@@ -1,0 +1,83 @@
+"""The ranking rules beyond plain BM25, each on a small corpus the test writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.search import DocsIndex
+from agent.search.index import title_share
+from agent.search.query import ASKED_WEIGHT, match_expression, term_weights
+from agent.tools.corpus import Corpus
+
+
+def index_of(root: Path, files: dict[str, str]) -> DocsIndex:
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    return DocsIndex(Corpus.open(root))
+
+
+def test_words_of_the_question_count_more_than_the_context_before_it() -> None:
+    text = "My scraper hangs on slow servers. What kinds of timeouts are there?"
+    weights = term_weights(text)
+    assert weights["timeouts"] == weights["kinds"] == ASKED_WEIGHT
+    assert weights["scraper"] == weights["servers"] == 1
+
+
+def test_one_sentence_or_no_question_mark_counts_every_word_once() -> None:
+    assert set(term_weights("What kinds of timeouts are there?").values()) == {1}
+    assert set(term_weights("Slow servers. Timeouts. Pools.").values()) == {1}
+    assert set(term_weights("timeouts in main.c? or v1.2?").values()) == {1}
+
+
+def test_a_weighted_term_is_repeated_in_the_match_expression() -> None:
+    assert match_expression(["pool", "slow"], {"pool": 2}) == '"pool" OR "pool" OR "slow"'
+    assert match_expression(["pool", "pool"]) == '"pool"'
+
+
+def test_the_question_outranks_the_context_in_the_search(tmp_path: Path) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "servers.md": "# Notes\n\nEvery server is listed here.\n",
+            "timeouts.md": "# Limits\n\nEvery timeout is listed here.\n",
+        },
+    )
+    hits = index.search("My servers are slow. Which timeouts are there?")
+    assert [h.path for h in hits] == ["timeouts.md", "servers.md"]
+    hits = index.search("My timeouts are short. Which servers are there?")
+    assert [h.path for h in hits] == ["servers.md", "timeouts.md"]
+
+
+OTHERS = {
+    f"other{n}.md": f"# Other {n}\n\nSomething else entirely, number {n}.\n" for n in range(8)
+}
+"""Docs that hold none of the query words, so that those words are rare."""
+
+
+def test_a_heading_made_of_the_query_words_moves_its_section_up(tmp_path: Path) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            **OTHERS,
+            "guide.md": "# Notes\n\nPass the toolchain file; the toolchain file names the "
+            "compiler.\n",
+            "toolchain.md": "# TOOLCHAIN_FILE\n\nThe path of the toolchain file to use, read on "
+            "the first run to set up the compilers and their flags for this build.\n",
+        },
+    )
+    hits = index.search("toolchain file")
+    assert [h.path for h in hits] == ["toolchain.md", "guide.md"]
+    assert hits[0].score > hits[1].score  # BM25 alone puts guide.md first: the words twice
+
+
+def test_a_heading_share_counts_its_words_plus_one() -> None:
+    assert (
+        title_share(
+            ("Guide", "TOOLCHAIN_FILE"), ["toolchain", "file"], 7, {"toolchain": {7}, "file": {7}}
+        )
+        == 2 / 3
+    )
+    assert title_share(("Timeouts",), ["timeouts", "types"], 7, {"timeouts": {7}}) == 1 / 2
+    assert title_share(("The 2. timeouts",), ["timeouts"], 7, {"timeouts": {7}}) == 1 / 2
+    assert title_share(("Timeouts",), ["timeouts"], 8, {"timeouts": {7}}) == 0
+    assert title_share((), ["timeouts"], 7, {"timeouts": {7}}) == 0
