@@ -165,7 +165,8 @@ class Agent:
         if run.cancel.is_set():
             return self._finish(run, "cancelled")
         if run.totals.steps >= self.max_steps:
-            return self._finish(run, "max_steps", error=f"no answer within {self.max_steps} steps")
+            steps = f"{self.max_steps} step{'s' if self.max_steps != 1 else ''}"
+            return self._finish(run, "max_steps", error=f"no answer within {steps}")
         return None
 
     def _ask(self, run: _Run) -> Generator[Event, None, Reply | None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import signal
 import sys
 import threading
@@ -28,9 +29,11 @@ from agent import (
     Trace,
     TraceError,
 )
+from tui.command import DocsCommand, DocsGroup
 from tui.options import (
     BaseUrl,
     Docs,
+    Force,
     MaxSteps,
     MaxTokens,
     Model,
@@ -58,6 +61,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
+    cls=DocsGroup,
 )
 
 
@@ -86,6 +90,7 @@ def main_callback(
     max_steps: MaxSteps = DEFAULT_MAX_STEPS,
     max_tokens: MaxTokens = None,
     trace: TracePath = None,
+    force: Force = False,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
@@ -101,7 +106,7 @@ def main_callback(
         _open_tui(Options.from_context(ctx), None)
 
 
-@app.command()
+@app.command(cls=DocsCommand)
 def tui(
     ctx: typer.Context,
     question: Annotated[
@@ -114,6 +119,7 @@ def tui(
     max_steps: MaxSteps = DEFAULT_MAX_STEPS,
     max_tokens: MaxTokens = None,
     trace: TracePath = None,
+    force: Force = False,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
@@ -127,6 +133,7 @@ def tui(
 def _open_tui(options: Options, question: str | None) -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise _fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
+    _refuse_to_replace(options)
     try:
         config, notice = make_config(options)
         from tui.app import run_tui
@@ -137,18 +144,24 @@ def _open_tui(options: Options, question: str | None) -> None:
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(cls=DocsCommand)
 def ask(
     ctx: typer.Context,
     question: Annotated[
-        str, typer.Argument(metavar="QUESTION", help="The question to answer from the docs.")
-    ],
+        str | None,
+        typer.Argument(
+            metavar="QUESTION",
+            help="The question to answer from the docs; - reads it from stdin.",
+            show_default=False,
+        ),
+    ] = None,
     docs: Docs = None,
     model: Model = None,
     base_url: BaseUrl = None,
     max_steps: MaxSteps = DEFAULT_MAX_STEPS,
     max_tokens: MaxTokens = None,
     trace: TracePath = None,
+    force: Force = False,
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     no_compact: NoCompact = False,
@@ -158,12 +171,23 @@ def ask(
         bool, typer.Option("--json", help="Print one JSON object instead of the answer.")
     ] = False,
 ) -> None:
-    """Answer one question: progress on stderr, the answer on stdout."""
-    from agent import Session, build_agent, open_docs
+    """Answer one question: progress on stderr, the answer on stdout.
 
-    if not question.strip():
-        raise _fail("the question is empty", EXIT_USAGE)
+    \b
+    QUESTION - (or none, with stdin piped) reads the question from stdin:
+      echo "how do I replay a trace?" | docsagent ask
+    """
+    from agent import Session, build_agent, open_docs
+    from tui.question import QuestionMissing, read_question
+
     options = Options.from_context(ctx)
+    try:
+        question = read_question(question, sys.stdin, hint=Terminal().warn)
+    except QuestionMissing as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted", OUTCOMES["cancelled"].exit_code) from None
+    _refuse_to_replace(options)
     try:
         config, notice = make_config(options)
         folder = open_docs(config)
@@ -191,6 +215,13 @@ def ask(
         docs=config.docs,
         signum=next(iter(stopped_by), None),
     )
+
+
+def _refuse_to_replace(options: Options) -> None:
+    """Stop before anything runs when --trace names an existing file and --force is not given."""
+    path = options.trace
+    if path is not None and not options.force and os.path.lexists(path):
+        raise _fail(f"{path} already exists; pass --force to replace it", EXIT_USAGE)
 
 
 def _prepare_index(docs: DocsContext, terminal: Terminal) -> None:
@@ -328,7 +359,7 @@ def _json_result(finished: RunFinished, trace: str | None, citations: list[Any])
     }
 
 
-@app.command("eval")
+@app.command("eval", cls=DocsCommand)
 def eval_(
     ctx: typer.Context,
     questions: Annotated[
@@ -388,7 +419,7 @@ def eval_(
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(cls=DocsCommand)
 def replay(
     trace: Annotated[
         Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
@@ -423,7 +454,7 @@ def replay(
     raise typer.Exit(run_replay(loaded, path=trace, speed=speed, instant=instant, step=step))
 
 
-@app.command()
+@app.command(cls=DocsCommand)
 def rerun(
     trace: Annotated[
         Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
@@ -462,7 +493,7 @@ def rerun(
     raise typer.Exit(EXIT_OK if report.holds else 1)
 
 
-@app.command()
+@app.command(cls=DocsCommand)
 def export(
     trace: Annotated[
         Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")

@@ -100,10 +100,15 @@ TracePath = Annotated[
     typer.Option(
         "--trace",
         metavar="FILE",
-        help="Write this run's trace here [default: the trace folder].",
+        help="Write this run's trace here, never over a file unless --force "
+        "[default: the trace folder].",
         show_default=False,
         dir_okay=False,
     ),
+]
+Force = Annotated[
+    bool,
+    typer.Option("--force", help="Replace the --trace file if it exists (else: exit 2)."),
 ]
 TraceDir = Annotated[
     Path | None,
@@ -170,6 +175,7 @@ class Options:
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_tokens: int | None = None
     trace: Path | None = None
+    force: bool = False
 
     @classmethod
     def from_context(cls, ctx: typer.Context) -> Options:
