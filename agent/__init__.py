@@ -44,7 +44,7 @@ from agent.export import FORMATS as EXPORT_FORMATS
 from agent.export import export as export_trace
 from agent.loop import SYSTEM_PROMPT, Agent
 from agent.messages import Message, ToolCall
-from agent.models.base import Chunk, Delta, Model, Reply, Retry
+from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
 from agent.observation import RunResult, truncate
 from agent.pricing import estimate_cost, parse_prices
 from agent.rerun import RerunReport
@@ -139,6 +139,7 @@ __all__ = [
     "default_trace_dir",
     "docs_registry",
     "estimate_cost",
+    "estimate_tokens",
     "eval_trace_dir",
     "event_from_dict",
     "event_to_dict",

@@ -198,7 +198,7 @@ def ask(
         raise _fail(explain(exc), EXIT_ERROR) from None
     terminal = Terminal()
     if notice:
-        terminal.warn(notice)
+        _warn(terminal, notice)
     _prepare_index(folder, terminal)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
     stopped_by: list[int] = []
@@ -265,14 +265,23 @@ def _run(session: Any, question: str, terminal: Terminal) -> RunFinished:
     """Run the question, printing progress; returns the final event whatever happens."""
     from agent import Totals
     from tui.printer import ProgressPrinter
+    from tui.waiting import WaitingLine
 
-    printer = ProgressPrinter(terminal.warn)
+    status = WaitingLine(terminal)
+
+    def progress(line: str) -> None:
+        with status.writing():
+            terminal.warn(line)
+
+    printer = ProgressPrinter(progress, width=terminal.columns())
     events = session.ask(question)
     finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
     error = unexpected = None
     try:
-        for event in events:
-            printer(event)
+        with status:
+            for event in events:
+                status.observe(event)
+                printer(event)
     except KeyboardInterrupt:
         pass  # the session ends the trace as cancelled and stops the run
     except AgentError as exc:  # the run's last event carries it; here we add the options
@@ -296,10 +305,11 @@ def _report(
     docs: Path,
     signum: int | None = None,
 ) -> None:
-    from tui.printer import summary_line
+    from tui.printer import fold, summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
-    terminal.warn(summary_line(finished, trace))
+    for line in fold(summary_line(finished, trace), terminal.columns()):
+        terminal.warn(line)
     code = OUTCOMES[finished.stop_reason].exit_code
     if signum is not None and finished.stop_reason == "cancelled":
         name = signal.Signals(signum).name
@@ -309,14 +319,30 @@ def _report(
     unread = [c.label for c in citations if c.valid and not c.read]
     if unread:
         listed = ", ".join(unread)
-        terminal.warn(f"docsagent: warning: the answer cites lines the run never read: {listed}")
+        _warn(terminal, f"docsagent: warning: the answer cites lines the run never read: {listed}")
+    if as_json or finished.answer is not None:
+        _set_apart(terminal)
     if as_json:
         terminal.say(json.dumps(_json_result(finished, trace, citations)))
     elif finished.answer is not None:
         terminal.answer(finished.answer)
     if finished.error and finished.stop_reason != "answered":
-        terminal.warn(f"docsagent: {finished.error}")
+        _warn(terminal, f"docsagent: {finished.error}")
     raise typer.Exit(code)
+
+
+def _warn(terminal: Terminal, text: str) -> None:
+    """A line on stderr, broken between words to fit a terminal (whole when piped)."""
+    from tui.printer import wrap
+
+    for line in wrap(text, terminal.columns()):
+        terminal.warn(line)
+
+
+def _set_apart(terminal: Terminal) -> None:
+    """A blank line between the summary and the answer, where both show on one screen."""
+    if terminal.out.isatty() and terminal.err.isatty():
+        terminal.warn("")
 
 
 def _citations(finished: RunFinished, trace: Path | None, docs: Path) -> list[Citation]:
@@ -533,14 +559,16 @@ def export(
 
 
 def _print_trace(trace: Trace, terminal: Terminal) -> None:
-    from tui.printer import ProgressPrinter, summary_line
+    from tui.printer import ProgressPrinter, fold, summary_line
 
-    printer = ProgressPrinter(terminal.warn)
+    printer = ProgressPrinter(terminal.warn, width=terminal.columns())
     for event in trace.events:
         printer(event)
         if isinstance(event, RunFinished):
-            terminal.warn(summary_line(event))
+            for line in fold(summary_line(event), terminal.columns()):
+                terminal.warn(line)
             if event.answer is not None:
+                _set_apart(terminal)
                 terminal.answer(event.answer)
     if trace.damaged_tail:
         terminal.warn("docsagent: the trace's last line is damaged (cut off); it was left out")

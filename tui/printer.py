@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable
 from typing import TextIO
+
+from rich.cells import cell_len, get_character_cell_size
 
 from agent import (
     ArgumentError,
@@ -18,10 +21,14 @@ from agent import (
     parse_arguments,
 )
 from tui.outcomes import OUTCOMES
+from tui.terminal import visible
 
 PREVIEW = 90
 ARGUMENTS_WIDTH = 200
 NAME_WIDTH = 60
+RESULT_MIN = 12
+"""On a narrow terminal, the cells a result's start keeps before the arguments are cut."""
+ARGUMENTS_MIN = 12
 
 
 def compact_arguments(raw: str, width: int = ARGUMENTS_WIDTH) -> str:
@@ -40,6 +47,56 @@ def preview(text: str, width: int = PREVIEW) -> str:
     if len(flat) <= width and len(head) == len(text):
         return flat
     return flat[: width - 1] + "…"
+
+
+def clip(text: str, cells: int) -> str:
+    """`text` within `cells` terminal cells, ending in … where cut, at a word's end if near."""
+    if cell_len(text) <= cells:
+        return text
+    if cells <= 1:
+        return "…"[: max(cells, 0)]
+    end = size = 0
+    while size + get_character_cell_size(text[end]) <= cells - 1:  # room left for the …
+        size += get_character_cell_size(text[end])
+        end += 1
+    head = text[:end]
+    if not text[end].isspace():  # cut inside a word: end at the last one's end, if near
+        space = head.rfind(" ")
+        if space >= len(head) * 2 // 3:
+            head = head[:space]
+    return head.rstrip() + "…"
+
+
+def wrap(text: str, width: int | None) -> list[str]:
+    """`text` as lines of at most `width` cells, broken between words (whole when None)."""
+    if width is None or cell_len(text) <= width:
+        return [text]
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [text]
+
+
+def fold(line: str, width: int | None, separator: str = " · ") -> list[str]:
+    """`line` broken at its separators into as few lines of `width` cells as it can be,
+    as evenly as can be; a part wider than `width` (a trace's path) stays whole, for copying.
+    """
+    if width is None or cell_len(line) <= width:
+        return [line]
+    parts = line.split(separator)
+    best: tuple[int, int] | None = None
+    chosen = [line]
+    for breaks in range(2 ** (len(parts) - 1)):
+        lines = [parts[0]]
+        for i, part in enumerate(parts[1:]):
+            if breaks >> i & 1:
+                lines.append(part)
+            else:
+                lines[-1] += separator + part
+        joined = [cell_len(text) for text in lines if separator in text]
+        if any(cells > width for cells in joined):
+            continue
+        cost = (len(lines), max(joined, default=0))
+        if best is None or cost < best:
+            best, chosen = cost, lines
+    return chosen
 
 
 def tokens_line(stats: RunStats) -> str:
@@ -93,10 +150,15 @@ class IndexProgress:
 
 
 class ProgressPrinter:
-    """Writes progress lines for events as they happen, each through `write` (one line)."""
+    """Writes progress lines for events as they happen, each through `write` (one line).
 
-    def __init__(self, write: Callable[[str], None]) -> None:
+    With a `width` (a terminal's), each line fits in it: the arguments and the result's
+    start share the room, cut at a word's end where they can be. Without, lines are whole.
+    """
+
+    def __init__(self, write: Callable[[str], None], *, width: int | None = None) -> None:
         self.write = write
+        self.width = width
         self._calls: dict[str, ToolCallStarted] = {}
 
     def __call__(self, event: Event) -> None:
@@ -105,20 +167,38 @@ class ProgressPrinter:
         elif isinstance(event, ToolCallFinished):
             mark = "✗" if event.error else "→"
             name = preview(event.name, NAME_WIDTH)
-            line = f"[step {event.step}] {name}({self._arguments(event)}) {mark} "
             if event.repeat_of is not None:
-                self.write(line + f"repeat of step {event.repeat_of} (not run again)")
+                result = f"repeat of step {event.repeat_of} (not run again)"
             else:
-                self.write(line + preview(event.output))
+                result = preview(event.output)
+            self._line(f"[step {event.step}] {name}(", self._arguments(event), f") {mark} ", result)
         elif isinstance(event, ContextCompacted):
             saved = f"{len(event.stubs)} old result{'s' if len(event.stubs) != 1 else ''}"
-            self.write(
+            self._line(
                 f"[step {event.step}] context: shortened {saved}, ≈{event.tokens_saved:,} tok saved"
             )
         elif isinstance(event, RetryScheduled):
             wait = f"retry {event.attempt} in {event.delay_s:.1f} s"
-            self.write(f"[step {event.step}] {wait}: {event.reason}")
+            self._line(f"[step {event.step}] {wait}: {event.reason}")
+
+    def _line(self, head: str, arguments: str = "", middle: str = "", result: str = "") -> None:
+        if self.width is not None:  # measured as shown: a control character as its picture
+            head, arguments, middle, result = map(visible, (head, arguments, middle, result))
+            arguments, result = _share(self.width - cell_len(head + middle), arguments, result)
+            self.write(clip(head + arguments + middle + result, self.width))
+        else:
+            self.write(head + arguments + middle + result)
 
     def _arguments(self, event: ToolCallFinished) -> str:
         started = self._calls.get(event.tool_call_id)
         return compact_arguments(started.arguments) if started else ""
+
+
+def _share(room: int, arguments: str, result: str) -> tuple[str, str]:
+    """The arguments and the result cut to share `room` cells, the arguments first: they
+    say what the model asked for, and the result's start often repeats them."""
+    if cell_len(arguments) + cell_len(result) <= room:
+        return arguments, result
+    kept = min(cell_len(result), RESULT_MIN)
+    arguments = clip(arguments, max(room - kept, ARGUMENTS_MIN))
+    return arguments, clip(result, max(room - cell_len(arguments), 0))

@@ -8,6 +8,7 @@ output (`Terminal`) and the TUI's rendering (`tui.render`) pass outside text thr
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from typing import TextIO
@@ -62,6 +63,20 @@ class Terminal:
         self.err.write(visible(text) + "\n")
         self.err.flush()
 
+    def columns(self) -> int | None:
+        """How wide stderr's terminal is ($COLUMNS first, as `shutil` does); None when piped."""
+        return columns(self.err)
+
+    def rewrite(self, text: str) -> None:
+        """Replace the line stderr's cursor is on with `text`, leaving the cursor on it."""
+        self.err.write("\r" + visible(text) + "\x1b[K")
+        self.err.flush()
+
+    def erase(self) -> None:
+        """Clear the line stderr's cursor is on (after `rewrite`)."""
+        self.err.write("\r\x1b[K")
+        self.err.flush()
+
     def answer(self, markdown: str) -> None:
         """The answer on stdout: rendered Markdown on a terminal, plain text when piped."""
         text = visible(markdown)
@@ -73,3 +88,16 @@ class Terminal:
             Console(file=self.out).print(Markdown(text))
         else:
             self.say(text.rstrip("\n"))
+
+
+def columns(stream: TextIO) -> int | None:
+    """The width of the terminal `stream` writes to, or None when it is not a terminal."""
+    if not stream.isatty():
+        return None
+    given = os.environ.get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, ValueError):  # a stream that says it is a terminal but has no descriptor
+        return 80
