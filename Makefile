@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench install clean
+.PHONY: run test lint bench docs install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest
+
+# The README's sample outputs, rewritten from real runs (a test checks they still match).
+docs: $(STAMP)
+	$(BIN)/python -m tests.readme_samples
 
 # Every benchmark runs even when an earlier one fails; bench fails at the end if any did.
 bench: $(STAMP)
