@@ -66,7 +66,7 @@ app = typer.Typer(
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    Terminal().warn(f"docsagent: {message}")
+    _warn(Terminal(), f"docsagent: {message}")
     return typer.Exit(code)
 
 

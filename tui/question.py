@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
-NO_QUESTION = (
-    'no question: docsagent ask "QUESTION", or pipe one in: echo "QUESTION" | docsagent ask'
-)
+NO_QUESTION = 'no question: give one (docsagent ask "QUESTION") or pipe one in'
 
 
 class QuestionMissing(Exception):
