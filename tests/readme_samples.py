@@ -8,8 +8,8 @@ width::
 The command runs through `sh` on a pseudo-terminal of that width (stdout and stderr both
 on it, as a user sees them), with the offline model, the bundled manual, no API key and
 fresh trace and cache folders. What the screen then shows becomes the block, with what
-changes from run to run masked: the trace folder and the time in a trace's name, and
-the seconds a run took.
+changes from run to run masked in the summary: the trace folder, the time in the
+trace's name, and the seconds the run took. The answer is left as it is.
 
     python -m tests.readme_samples          # rewrite README.md's samples
     python -m tests.readme_samples --check  # exit 1, with a diff, if one is stale
@@ -32,8 +32,8 @@ SAMPLE = re.compile(r"<!-- sample (\d+): (.+?) -->\n```(\w*)\n(.*?)```", re.DOTA
 TRACE_DIR = "~/.local/state/docsagent/traces"
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 ERASE = re.compile(r"\r\x1b\[K|\r")
-STAMP = re.compile(r"\d{8}-\d{6}-\d{3}-")
-SECONDS = re.compile(r"(^|· )\d+\.\d s\b", re.MULTILINE)
+STAMP = re.compile(r"((?:^|· )trace: .*?)\d{8}-\d{6}-\d{3}-", re.MULTILINE)  # the summary's
+SECONDS = re.compile(r"(^|· )\d+\.\d s(?=$| · )", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def screen(data: bytes) -> str:
 def mask(text: str, traces: Path) -> str:
     """`text` without what changes between runs: where traces go, when, how long."""
     text = text.replace(str(traces), TRACE_DIR)
-    text = STAMP.sub("…-", text)
+    text = STAMP.sub(r"\g<1>…-", text)
     return SECONDS.sub(r"\g<1>0.0 s", text)
 
 

@@ -28,7 +28,13 @@ def test_a_stale_sample_is_found(tmp_path: Path) -> None:
 def test_the_screen_is_what_a_terminal_shows_and_masked(tmp_path: Path) -> None:
     data = b"\rwaiting \xc2\xb7 0.2 s\x1b[K\r\x1b[K\x1b[1mdone\x1b[0m\r\nnext  \r\n\r\n"
     assert screen(data) == "done\nnext\n"
-    line = f"answered · 12.3 s · trace: {tmp_path}/20250102-030405-678-q.jsonl"
-    assert mask(line, tmp_path) == (
-        "answered · 0.0 s · trace: ~/.local/state/docsagent/traces/…-q.jsonl"
+    summary = f"answered · 12.3 s · trace: {tmp_path}/20250102-030405-678-q.jsonl\n"
+    assert mask(summary, tmp_path) == (
+        "answered · 0.0 s · trace: ~/.local/state/docsagent/traces/…-q.jsonl\n"
     )
+    folded = f"≈9 tokens · 1.5 s\ntrace: {tmp_path}/20250102-030405-678-q.jsonl\n"
+    assert mask(folded, tmp_path) == (
+        "≈9 tokens · 0.0 s\ntrace: ~/.local/state/docsagent/traces/…-q.jsonl\n"
+    )
+    answer = "docsagent replay traces/20250314-093015-123-q.jsonl waits 1.5 s at most\n"
+    assert mask(answer, tmp_path) == answer  # the docs' own text is left alone
