@@ -202,9 +202,8 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
 def _earlier_turns(history: tuple[Message, ...]) -> list[Entry]:
     """A replayed follow-up's earlier questions and answers (its trace has no events for them)."""
     questions = sum(1 for m in history if m.role == "user")
-    entries: list[Entry] = [
-        NoticeEntry(f"continues a conversation of {questions} earlier question(s)")
-    ]
+    earlier = f"{questions} earlier question{'s' if questions != 1 else ''}"
+    entries: list[Entry] = [NoticeEntry(f"continues a conversation of {earlier}")]
     for message in history:
         if message.role == "system":
             entries.append(SystemEntry(message.content or ""))

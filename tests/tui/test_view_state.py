@@ -134,7 +134,7 @@ def test_a_replayed_follow_up_says_it_continues() -> None:
     history += (assistant("first answer"),)
     state = reduce(ViewState(), RunStarted(question="two", model="m", max_steps=8, history=history))
     assert state.entries == (
-        NoticeEntry("continues a conversation of 1 earlier question(s)"),
+        NoticeEntry("continues a conversation of 1 earlier question"),
         SystemEntry("prompt"),
         UserEntry("one"),
         TurnEntry(0, TextParts("first answer"), streaming=False, answer=True),
