@@ -9,38 +9,114 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.theme import Theme
 
 from agent import Config, DocsIndex, Session, Trace, build_agent, open_docs
 from tui.screens.base import TraceScreen
 from tui.screens.chat import ChatScreen
+from tui.screens.help import HelpScreen
 from tui.screens.replay import ReplayScreen
+from tui.settings import Settings, load_settings, save_settings
 from tui.terminal import visible
 
 
 class DocsAgentApp(App[int]):
-    """The docsagent TUI; `first` builds the screen it opens on (live or replay)."""
+    """The docsagent TUI; `first` builds the screen it opens on (live or replay).
+
+    `notices` hold for the whole session and show under the header; `settings` is the
+    file the chosen theme is remembered in (None: nothing is read or saved).
+    """
 
     CSS_PATH = "app.tcss"
     TITLE = "docsagent"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [
+        Binding("f1", "help", "Help", key_display="F1", priority=True, tooltip="Show this help"),
+        # The question box types `?` unless it is empty (QuestionInput).
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            show=False,
+            priority=True,
+            tooltip="Show this help, when not typing a question",
+        ),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            priority=True,
+            tooltip="Quit (a running question is cancelled; its trace is kept)",
+        ),
+    ]
 
-    def __init__(self, first: Callable[[], Screen[None]], *, notice: str | None = None) -> None:
+    def __init__(
+        self,
+        first: Callable[[], Screen[None]],
+        *,
+        notices: Sequence[str] = (),
+        settings: Path | None = None,
+    ) -> None:
         super().__init__()
         self._first = first
-        self._notice = notice
+        self.notices = list(notices)
+        self.settings_path = settings
+        self.settings = Settings()
 
     def on_mount(self) -> None:
         self._on_stop_signals(self._stop_signalled)
-        self.push_screen(self._first())
-        if self._notice:
-            self.notify(self._notice, timeout=8)
+        self._load_settings()
+        screen = self._first()
+        if isinstance(screen, TraceScreen):
+            screen.notices[:0] = self.notices
+        self.push_screen(screen)
+
+    def _load_settings(self) -> None:
+        """Apply the remembered theme, then remember each theme chosen from now on."""
+        if self.settings_path is None:
+            return
+        self.settings, notice = load_settings(self.settings_path)
+        if notice:
+            self.notices.append(notice)
+        theme = self.settings.theme
+        if theme is not None and theme in self.available_themes:
+            self.theme = theme
+        elif theme is not None:
+            self.notices.append(f"the theme {theme!r} in {self.settings_path} is not available")
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        if self.settings_path is None or theme.name == self.settings.theme:
+            return
+        self.settings = Settings(theme=theme.name)
+        failure = save_settings(self.settings_path, self.settings)
+        if failure:
+            self.notify(failure, severity="warning")
+
+    def action_help(self) -> None:
+        """Show the keys, what the status bar counts and where traces go (again: close it)."""
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+            return
+        where = next(
+            (
+                s.where_traces_go()
+                for s in reversed(self.screen_stack)
+                if isinstance(s, TraceScreen)
+            ),
+            "",
+        )
+        self.push_screen(HelpScreen(traces=where))
+
+    def action_show_help_panel(self) -> None:
+        """Textual's key panel is replaced by docsagent's help."""
+        self.action_help()
 
     def notify(
         self,
@@ -83,7 +159,12 @@ class DocsAgentApp(App[int]):
         if isinstance(screen, TraceScreen):
             for title, help_text, callback in screen.commands():
                 yield SystemCommand(title, help_text, callback)
-        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Keys", "Every key, the status bar, where traces go (F1)", self.action_help
+        )
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":  # Textual's own panel: ours above replaces it
+                yield command
 
 
 def chat_app(
@@ -93,8 +174,12 @@ def chat_app(
     question: str | None = None,
     notice: str | None = None,
     index: DocsIndex | None = None,
+    settings: Path | None = None,
 ) -> DocsAgentApp:
-    """The app on the live screen for `session`; `index` is brought up to date as it opens."""
+    """The app on the live screen for `session`; `index` is brought up to date as it opens.
+
+    `notice` (the offline fallback's line, written for stderr) shows under the header.
+    """
     mode = "offline" if config.is_offline else ""
 
     def first() -> Screen[None]:
@@ -107,15 +192,23 @@ def chat_app(
             index=index,
         )
 
-    return DocsAgentApp(first, notice=notice)
+    notices = [notice.removeprefix("docsagent: ")] if notice else []
+    return DocsAgentApp(first, notices=notices, settings=settings)
 
 
 def replay_app(
-    trace: Trace, *, path: Path, speed: float = 1.0, instant: bool = False, step: bool = False
+    trace: Trace,
+    *,
+    path: Path,
+    speed: float = 1.0,
+    instant: bool = False,
+    step: bool = False,
+    settings: Path | None = None,
 ) -> DocsAgentApp:
     """The app on the replay screen for `trace`."""
     return DocsAgentApp(
-        lambda: ReplayScreen(trace, path=path, speed=speed, instant=instant, step=step)
+        lambda: ReplayScreen(trace, path=path, speed=speed, instant=instant, step=step),
+        settings=settings,
     )
 
 
@@ -125,6 +218,7 @@ def run_tui(
     question: str | None = None,
     notice: str | None = None,
     trace: Path | None = None,
+    settings: Path | None = None,
 ) -> int:
     """Open the TUI on a new conversation; start `question` at once if given.
 
@@ -132,14 +226,22 @@ def run_tui(
     """
     docs = open_docs(config)
     session = Session(build_agent(config, docs=docs), trace_dir=config.trace_dir, trace_path=trace)
-    app = chat_app(session, config, question=question, notice=notice, index=docs.index)
+    app = chat_app(
+        session, config, question=question, notice=notice, index=docs.index, settings=settings
+    )
     app.run()
     return app.return_code or 0
 
 
 def run_replay(
-    trace: Trace, *, path: Path, speed: float = 1.0, instant: bool = False, step: bool = False
+    trace: Trace,
+    *,
+    path: Path,
+    speed: float = 1.0,
+    instant: bool = False,
+    step: bool = False,
+    settings: Path | None = None,
 ) -> int:
     """Replay `trace` (read from `path`) in the TUI."""
-    replay_app(trace, path=path, speed=speed, instant=instant, step=step).run()
+    replay_app(trace, path=path, speed=speed, instant=instant, step=step, settings=settings).run()
     return 0

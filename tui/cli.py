@@ -46,6 +46,7 @@ from tui.options import (
     TracePath,
     explain,
     make_config,
+    settings_file,
 )
 from tui.outcomes import OUTCOMES
 from tui.terminal import Terminal
@@ -138,7 +139,9 @@ def _open_tui(options: Options, question: str | None) -> None:
         config, notice = make_config(options)
         from tui.app import run_tui
 
-        code = run_tui(config, question=question, notice=notice, trace=options.trace)
+        code = run_tui(
+            config, question=question, notice=notice, trace=options.trace, settings=settings_file()
+        )
     except ConfigError as exc:
         raise _fail(explain(exc), EXIT_USAGE) from None
     raise typer.Exit(code)
@@ -477,7 +480,10 @@ def replay(
         raise _fail("replay needs a terminal; use --print to print the trace instead", EXIT_USAGE)
     from tui.app import run_replay
 
-    raise typer.Exit(run_replay(loaded, path=trace, speed=speed, instant=instant, step=step))
+    code = run_replay(
+        loaded, path=trace, speed=speed, instant=instant, step=step, settings=settings_file()
+    )
+    raise typer.Exit(code)
 
 
 @app.command(cls=DocsCommand)

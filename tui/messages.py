@@ -46,11 +46,15 @@ class IndexProgressed(Message):
 
 
 class IndexReady(Message):
-    """The search index is up to date; `notice` is a line for the user, if any."""
+    """The search index is up to date; `notice` is a line for the user, if any.
 
-    def __init__(self, notice: str | None) -> None:
+    `examples` are questions drawn from the docs' headings, for the start screen.
+    """
+
+    def __init__(self, notice: str | None, examples: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.notice = notice
+        self.examples = examples
 
 
 class ConversationReset(Message, bubble=False):

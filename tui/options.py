@@ -241,6 +241,13 @@ def cache_dir(env: Mapping[str, str]) -> Path:
     return Path(base).expanduser() / "docsagent"
 
 
+def settings_file(environ: Mapping[str, str] | None = None) -> Path:
+    """The TUI's settings: $XDG_CONFIG_HOME/docsagent/settings.json, else under ~/.config."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME", "").strip() or str(Path.home() / ".config")
+    return Path(base).expanduser() / "docsagent" / "settings.json"
+
+
 def _prices(text: str | None) -> dict[str, tuple[float, float]]:
     if not text:
         return {}

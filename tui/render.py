@@ -197,3 +197,31 @@ def status_text(
         text.append(" · ", "dim")
         text.append(elide_left(trace, room), "dim")
     return text
+
+
+def notice_text(notices: tuple[str, ...] | list[str]) -> Text:
+    """The notice line: one `⚠ notice` per standing notice, text as typed."""
+    text = Text()
+    for index, notice in enumerate(notices):
+        if index:
+            text.append("\n")
+        text.append("⚠ ", "bold")
+        text.append(visible(notice))
+    return text
+
+
+def welcome_text(*, docs: str, model: str, examples: int = 0) -> Text:
+    """The start screen's first lines: which docs, which model, what to do."""
+    then = ", or press a number to ask one of these:" if examples else "."
+    return Text.assemble(
+        ("Docs   ", "dim"),
+        (visible(docs), "bold"),
+        ("\nModel  ", "dim"),
+        (visible(model), "bold"),
+        f"\nType a question below and press Enter{then}",
+    )
+
+
+def example_text(number: int, question: str) -> Text:
+    """One example question with the key that asks it."""
+    return Text.assemble((f" {number} ", "bold reverse"), " ", shown(question))

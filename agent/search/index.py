@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.search import store
+from agent.search.examples import example_questions
 from agent.search.query import STOPWORDS, match_expression, query_terms, term_weights, words
 from agent.search.sections import Section
 from agent.search.store import DocSource, Progress
@@ -49,6 +50,7 @@ Held = dict[str, set[int]]
 MARK = "**"
 """What a snippet puts around each matched word."""
 
+EXAMPLE_SECTIONS = 20_000  # sections read for example questions (a huge folder: its first ones)
 SNIPPET_WORDS = 16  # words in a snippet, around its best match
 
 
@@ -273,6 +275,19 @@ class DocsIndex:
                 (path,),
             ).fetchall()
         return [Section(start, end, tuple(json.loads(headings))) for start, end, headings in rows]
+
+    def example_questions(self, count: int = 3) -> list[str]:
+        """Up to `count` questions a person might ask, drawn from the docs' own headings."""
+        conn = self._db()
+        with self._lock:
+            rows = conn.execute(
+                "SELECT files.path, sections.headings FROM sections "
+                "JOIN files ON files.id = sections.file_id "
+                "ORDER BY files.path, sections.start LIMIT ?",
+                (EXAMPLE_SECTIONS,),
+            ).fetchall()
+        titles = ((path, json.loads(trail)[-1]) for path, trail in rows if trail != "[]")
+        return example_questions(titles, count)
 
     def close(self) -> None:
         """Close the database (a later search opens it again)."""

@@ -16,6 +16,7 @@ from tests.tui.test_live_app import chat, settle, texts
 from tui.app import chat_app
 from tui.render import status_text
 from tui.state import reduce_all
+from tui.widgets.notice_bar import NoticeBar
 
 pytestmark = pytest.mark.asyncio
 ANSWER = "Timeouts default to **5 seconds** (advanced/timeouts.md:3)."
@@ -77,8 +78,13 @@ async def test_a_failing_endpoint_shows_one_clear_error(
         assert state.error is not None
         assert state.error.startswith("model 'gpt-4o-mini' not found at http://127.0.0.1:")
         assert any(state.error in line for line in texts(app))
-        (toast,) = [n.message for n in app._notifications]
-        assert toast == f"{state.error}; check --model and --base-url"
+        # The line that says what to check stays under the header, not in a toast.
+        bar = chat(app).query_one(NoticeBar)
+        await until(pilot, lambda: bool(bar.notices))
+        assert bar.notices == (
+            f"the last question failed: {state.error}; check --model and --base-url",
+        )
+        assert not app._notifications
 
 
 @pytest.mark.parametrize("stream", [True, False])
@@ -106,14 +112,19 @@ async def test_escape_ends_a_stalled_request_at_once(
         assert reduce_all(trace.events) == chat(app).state
 
 
-async def test_the_offline_notice_is_shown(config: Config) -> None:
+async def test_the_offline_notice_stays_under_the_header_not_in_a_toast(config: Config) -> None:
     offline = Config(docs=config.docs, model="offline", trace_dir=config.trace_dir)
     app = chat_app(
-        Session(build_agent(offline), trace_dir=offline.trace_dir), offline, notice="no key set"
+        Session(build_agent(offline), trace_dir=offline.trace_dir),
+        offline,
+        notice="docsagent: no key set",
     )
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: bool(app._notifications))
-        assert [n.message for n in app._notifications] == ["no key set"]
+        bar = chat(app).query_one(NoticeBar)
+        await until(pilot, lambda: bool(bar.notices))
+        assert bar.notices == ("no key set",)  # the stderr prefix is dropped in the TUI
+        assert bar.region.y == 1  # the line right under the header
+        assert not app._notifications
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])

@@ -114,12 +114,14 @@ async def test_a_server_error_with_markup_is_shown_as_typed(
     app = chat_app(session, config, question="q")
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
         await settle(pilot)
-        await until(pilot, lambda: any("the run failed" in line for line in screen_lines(app)))
+        await until(
+            pilot, lambda: any("the last question failed" in line for line in screen_lines(app))
+        )
         lines = screen_lines(app)
         assert controls(lines) == []
         shown = " ".join(" ".join(line.replace("▌", " ").split()) for line in lines)
         assert f"error: the server said: {MARKUP} {SHOWN}" in shown  # the notice line
-        assert "[bold]kept[/bold]" in shown.split("the run failed")[1]  # the notification
+        assert "[bold]kept[/bold]" in shown.split("the last question failed")[1]  # notice bar
         await pilot.press(*"again", "enter")  # still usable
         await settle(pilot)
 

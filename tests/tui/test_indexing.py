@@ -17,6 +17,7 @@ from tui.printer import IndexProgress
 from tui.render import indexing_label
 from tui.screens.chat import ChatScreen
 from tui.widgets.header_bar import HeaderBar
+from tui.widgets.notice_bar import NoticeBar
 
 
 class Terminal(io.StringIO):
@@ -60,12 +61,14 @@ async def test_the_tui_indexes_as_it_opens_and_shows_a_notice_if_it_must(
     session = Session(build_agent(config, model=ScriptedModel([]), docs=opened), trace_dir=tmp_path)
     app = chat_app(session, config, index=opened.index)
     async with app.run_test() as pilot:
-        await until(pilot, lambda: bool(app._notifications))
         screen = app.screen
         assert isinstance(screen, ChatScreen)
+        bar = screen.query_one(NoticeBar)
+        await until(pilot, lambda: bool(bar.notices))
         assert screen.indexing is None and screen.header_extra() == ""
-        (notice,) = [n.message for n in app._notifications]
+        (notice,) = bar.notices
         assert notice.startswith(f"cannot keep the search index in {blocker / 'c'} (")
+        assert not app._notifications  # a standing notice, not a toast
         assert opened.index is not None and opened.index.prepare().docs == 2
 
 

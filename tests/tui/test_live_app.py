@@ -28,6 +28,7 @@ from tui.state import reduce
 from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.message_list import MessageList
+from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tool_card import ToolCard
 from tui.widgets.turn_view import TurnView
@@ -152,19 +153,25 @@ async def test_a_follow_up_continues_the_conversation(
         assert chat(app).state.run == "idle"
 
 
-async def test_a_model_error_shows_one_line_and_a_notification(
+async def test_a_model_error_shows_one_line_and_a_standing_notice_until_the_next_question(
     make_session: SessionFactory, config: Config
 ) -> None:
-    session, _ = make_session([AuthenticationError("the endpoint refused the API key (401)")])
+    session, _ = make_session(
+        [AuthenticationError("the endpoint refused the API key (401)"), reply("Five.")]
+    )
     app = chat_app(session, config, question="q")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await until(pilot, lambda: bool(app._notifications))
+        bar = chat(app).query_one(NoticeBar)
+        await until(pilot, lambda: bool(bar.notices))
         assert chat(app).state.run == "error"
         assert texts(app)[-1] == "error: the endpoint refused the API key (401)"
-        assert [n.message for n in app._notifications] == ["the endpoint refused the API key (401)"]
+        assert bar.notices == ("the last question failed: the endpoint refused the API key (401)",)
+        assert not app._notifications
         await pilot.press(*"again", "enter")  # the app is still usable
         await settle(pilot, runs=2)
+        assert chat(app).state.answer == "Five."
+        assert bar.notices == () and not bar.display
 
 
 async def test_ctrl_o_replays_a_recent_trace(make_session: SessionFactory, config: Config) -> None:

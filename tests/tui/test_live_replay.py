@@ -120,7 +120,7 @@ async def test_a_model_error(make_session: SessionFactory, config: Config) -> No
     app = chat_app(session, config, question="q")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await until(pilot, lambda: bool(app._notifications))
+        await until(pilot, lambda: chat(app).failure is not None)
         live = assert_replay_matches(app, session)
         assert (live.run, live.error) == ("error", "the endpoint refused the API key (401)")
 
@@ -148,8 +148,8 @@ async def test_an_unexpected_exception(config: Config) -> None:
     app = chat_app(session, config, question="q")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await until(pilot, lambda: bool(app._notifications))
-        assert [n.message for n in app._notifications] == ["RuntimeError: boom"]
+        await until(pilot, lambda: chat(app).failure is not None)
+        assert chat(app).failure == "RuntimeError: boom"
         live = assert_replay_matches(app, session)
         assert (live.run, live.error) == ("error", "RuntimeError: boom")
 

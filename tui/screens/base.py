@@ -10,6 +10,7 @@ from textual.timer import Timer
 from tui.state import ViewState
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.message_list import MessageList
+from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.status_bar import StatusBar
 
 Command = tuple[str, str, Callable[[], object]]
@@ -21,11 +22,15 @@ class TraceScreen(Screen[None]):
     Subclasses reduce events into `self.state` and call `schedule_render`; rendering
     is coalesced so a burst of events costs one update of the widgets, and a stream of
     small ones (text arriving a few characters at a time) a few updates a second.
+
+    `notices` are the standing notices shown under the header (the app adds its own
+    before the screen opens); toasts are kept for confirmations of what a key did.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.state = ViewState()
+        self.notices: list[str] = []
         self._render_pending = False
         self._render_timer: Timer | None = None
 
@@ -48,11 +53,21 @@ class TraceScreen(Screen[None]):
     def render_state(self) -> None:
         """Show `self.state` in the widgets."""
         self.query_one(HeaderBar).show(self.state, extra=self.header_extra())
+        for bar in self.query(NoticeBar):
+            bar.show(self.standing_notices())
         self.query_one(MessageList).show(self.state.entries)
         self.query_one(StatusBar).show(self.state, elapsed_s=self.clock(), trace=self.trace_label())
 
     def header_extra(self) -> str:
         """Text shown before the run state in the header."""
+        return ""
+
+    def standing_notices(self) -> list[str]:
+        """The notices shown under the header."""
+        return self.notices
+
+    def where_traces_go(self) -> str:
+        """A sentence for the help: where this screen's traces are."""
         return ""
 
     def clock(self) -> float | None:

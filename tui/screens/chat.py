@@ -10,7 +10,7 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from agent import AgentError, DocsIndex, Session, TextDelta
 from tui.conversation import Conversation
@@ -25,9 +25,14 @@ from tui.messages import (
 from tui.render import indexing_label
 from tui.screens.base import Command, TraceScreen
 from tui.state import ViewState, reduce
+from tui.widgets.example_line import ExampleLine
 from tui.widgets.header_bar import HeaderBar
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.message_list import MessageList
+from tui.widgets.notice_bar import NoticeBar
+from tui.widgets.question_input import QuestionInput
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.welcome import Welcome
 
 TEXT_REDRAW_S = 0.05  # streamed text is drawn at most this often, however small its pieces
 
@@ -48,6 +53,10 @@ class ChatScreen(TraceScreen):
         Binding("ctrl+n", "new", "New chat"),
         Binding("ctrl+o", "open_trace", "Traces"),
         Binding("ctrl+y", "copy", "Copy"),
+        # Priority, and the question box leaves them to the bindings while empty (QuestionInput).
+        Binding("1", "example(0)", "Example", show=False, priority=True),
+        Binding("2", "example(1)", "Example", show=False, priority=True),
+        Binding("3", "example(2)", "Example", show=False, priority=True),
     ]
 
     def __init__(
@@ -71,6 +80,8 @@ class ChatScreen(TraceScreen):
         self.indexing: tuple[int, int] | None = None  # files done and to do, while indexing
         self._index_stop = threading.Event()
         self._started = 0.0
+        self.failure: str | None = None  # why the latest question failed, for the notice line
+        self.examples: tuple[str, ...] = ()
         self.state = self._fresh_state()
 
     def _fresh_state(self) -> ViewState:
@@ -78,12 +89,14 @@ class ChatScreen(TraceScreen):
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(docs=self.docs, model=self.model, mode=self.mode)
+        yield NoticeBar()
+        yield Welcome(docs=self.docs, model=self.model)
         yield MessageList(id="messages")
         yield StatusBar()
-        yield Input(
-            placeholder="Ask a question about the docs and press Enter", id="question", compact=True
+        yield QuestionInput(
+            placeholder="Ask a question about the docs and press Enter", id="question"
         )
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -108,13 +121,15 @@ class ChatScreen(TraceScreen):
                 shown = done * 100 // total
                 self.post_message(IndexProgressed(done, total))
 
+        examples: tuple[str, ...] = ()
         try:
             notice = index.prepare(progress).notice
+            examples = tuple(index.example_questions())
         except _Closing:
             return
         except Exception as exc:  # a bug below us: one line, and searches will say more
             notice = f"the search index failed: {type(exc).__name__}: {exc}"
-        self.post_message(IndexReady(notice))
+        self.post_message(IndexReady(notice, examples))
 
     def on_index_progressed(self, message: IndexProgressed) -> None:
         self.indexing = (message.done, message.total)
@@ -123,11 +138,40 @@ class ChatScreen(TraceScreen):
     def on_index_ready(self, message: IndexReady) -> None:
         self.indexing = None
         if message.notice:
-            self.notify(message.notice, severity="warning", timeout=8)
+            self.notices.append(message.notice)
+        self.examples = message.examples
+        self.query_one(Welcome).show_examples(self.examples)
         self.schedule_render()
 
     def header_extra(self) -> str:
         return indexing_label(*self.indexing) if self.indexing else ""
+
+    def standing_notices(self) -> list[str]:
+        failure = [f"the last question failed: {self.failure}"] if self.failure else []
+        return [*self.notices, *failure]
+
+    def render_state(self) -> None:
+        super().render_state()
+        welcome = not self.state.entries
+        self.query_one(Welcome).display = welcome
+        self.query_one(MessageList).display = not welcome
+        shortcuts = {"?", *(str(n) for n in range(1, len(self.examples) + 1))} if welcome else {"?"}
+        self.query_one(QuestionInput).shortcuts = frozenset(shortcuts)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "example":
+            (number,) = parameters
+            return (
+                not self.state.entries and isinstance(number, int) and number < len(self.examples)
+            )
+        return True
+
+    def action_example(self, number: int) -> None:
+        """Ask the start screen's example question with that number."""
+        self.ask(self.examples[number])
+
+    def on_example_line_picked(self, message: ExampleLine.Picked) -> None:
+        self.ask(message.question)
 
     def on_unmount(self) -> None:
         self._index_stop.set()
@@ -145,6 +189,7 @@ class ChatScreen(TraceScreen):
             self.notify("a run is in progress: press Escape to cancel it", severity="warning")
             return
         self.query_one(Input).clear()
+        self.failure = None
         self._started = time.monotonic()
         self.query_one(MessageList).anchor()
         self.conversation.ask(question)
@@ -160,7 +205,8 @@ class ChatScreen(TraceScreen):
             self.schedule_render()
 
     def on_run_failed(self, message: RunFailed) -> None:
-        self.notify(message.error, title="the run failed", severity="error")
+        self.failure = message.error
+        self.render_state()
 
     def on_conversation_reset(self, message: ConversationReset) -> None:
         self.state = self._fresh_state()
@@ -168,7 +214,7 @@ class ChatScreen(TraceScreen):
         self.render_state()
 
     def action_cancel(self) -> None:
-        """Cancel the running run: its events end `cancelled` at once."""
+        """Cancel the running question: what it did stays on screen and in its trace."""
         if self.state.busy:
             self.conversation.cancel()
 
@@ -210,6 +256,12 @@ class ChatScreen(TraceScreen):
 
     def trace_label(self) -> str | None:
         return str(self.trace) if self.trace is not None else f"traces in {self.trace_dir}"
+
+    def where_traces_go(self) -> str:
+        return (
+            f"Every question is saved as a trace in {self.trace_dir} as it runs. "
+            "ctrl+o lists the recent ones; docsagent replay FILE plays one back."
+        )
 
     def commands(self) -> Iterator[Command]:
         yield ("Ask", "Move to the question box", self.query_one(Input).focus)

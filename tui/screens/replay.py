@@ -9,13 +9,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from agent import Trace
 from tui.replayer import Replayer
 from tui.screens.base import Command, TraceScreen
 from tui.widgets.header_bar import HeaderBar
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.message_list import MessageList
+from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.status_bar import StatusBar
 
 BATCH_GAP_S = 0.02  # events closer than this (after scaling) are shown together
@@ -73,11 +75,12 @@ class ReplayScreen(TraceScreen):
         yield HeaderBar(
             docs=str(header.get("docs", "")), model=str(header.get("model", "")), mode="replay"
         )
+        yield NoticeBar()
         if not self.trace.complete or self.trace.damaged_tail:
             yield Static(Text(_warning(self.trace)), id="interrupted")
         yield MessageList(id="messages")
         yield StatusBar()
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.instant:
@@ -187,6 +190,9 @@ class ReplayScreen(TraceScreen):
 
     def trace_label(self) -> str | None:
         return str(self.path)
+
+    def where_traces_go(self) -> str:
+        return f"This replay plays {self.path}; replaying never writes a trace."
 
     def commands(self) -> Iterator[Command]:
         yield ("Play/pause", "Play or pause the replay (space)", self.action_play_pause)

@@ -1,0 +1,70 @@
+"""The TUI's remembered settings: a small JSON file in the user's config folder.
+
+Only what a person chooses inside the TUI and expects to find again is kept here (the
+theme); everything the command-line options cover stays with them. A file that cannot
+be read gives the defaults and one line saying why, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the TUI remembers across launches; None means Textual's default."""
+
+    theme: str | None = None
+
+
+def load_settings(path: Path) -> tuple[Settings, str | None]:
+    """The settings in `path` (defaults when there is none) and a notice if it is damaged."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), None
+    except (OSError, UnicodeDecodeError) as exc:
+        return Settings(), _damaged(path, _reason(exc))
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Settings(), _damaged(path, f"not JSON: {exc.msg} at line {exc.lineno}")
+    if not isinstance(data, dict):
+        return Settings(), _damaged(path, "not a JSON object")
+    theme = data.get("theme")
+    if theme is not None and not isinstance(theme, str):
+        return Settings(), _damaged(path, '"theme" is not a string')
+    return Settings(theme=theme), None
+
+
+def save_settings(path: Path, settings: Settings) -> str | None:
+    """Write `settings` to `path` (other keys in the file are kept); a line on failure."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    data["theme"] = settings.theme
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        temporary.replace(path)  # whole or not at all: a crash never leaves half a file
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        return f"cannot save the settings to {path}: {_reason(exc)}"
+    return None
+
+
+def _damaged(path: Path, reason: str) -> str:
+    return f"the settings file {path} cannot be used ({reason}); using the defaults"
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
