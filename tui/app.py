@@ -27,6 +27,9 @@ from tui.settings import Settings, load_settings, save_settings
 from tui.terminal import visible
 
 
+HELP_TIP = "Show this help (? only when not typing a question)"
+
+
 class DocsAgentApp(App[int]):
     """The docsagent TUI; `first` builds the screen it opens on (live or replay).
 
@@ -37,7 +40,7 @@ class DocsAgentApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "docsagent"
     BINDINGS = [
-        Binding("f1", "help", "Help", key_display="F1", priority=True, tooltip="Show this help"),
+        Binding("f1", "help", "Help", key_display="F1", priority=True, tooltip=HELP_TIP),
         # The question box types `?` unless it is empty (QuestionInput).
         Binding(
             "question_mark",
@@ -45,7 +48,7 @@ class DocsAgentApp(App[int]):
             "Help",
             show=False,
             priority=True,
-            tooltip="Show this help, when not typing a question",
+            tooltip=HELP_TIP,
         ),
         Binding(
             "ctrl+q",

@@ -7,6 +7,7 @@ be read gives the defaults and one line saying why, never an exception.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass
@@ -55,7 +56,8 @@ def save_settings(path: Path, settings: Settings) -> str | None:
         temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         temporary.replace(path)  # whole or not at all: a crash never leaves half a file
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
         return f"cannot save the settings to {path}: {_reason(exc)}"
     return None
 

@@ -115,4 +115,4 @@ def example_questions(headings: Iterable[tuple[str, str]], count: int = 3) -> li
     found = list(per_doc.values())
     if len(found) <= count:
         return found
-    return [found[i * len(found) // count] for i in range(count)]
+    return [found[(2 * i + 1) * len(found) // (2 * count)] for i in range(count)]

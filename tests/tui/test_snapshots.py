@@ -9,9 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _pytest.monkeypatch import MonkeyPatch
 from textual.pilot import Pilot
 
 from agent.trace import read_trace
+from tests.tui.test_help_and_start import examples_shown, guide_app
 from tui.app import DocsAgentApp, replay_app
 from tui.widgets.tool_card import ToolCard
 
@@ -46,3 +48,33 @@ def test_interrupted_run(snap_compare: SnapCompare) -> None:
 
 def test_failed_run(snap_compare: SnapCompare) -> None:
     assert snap_compare(fixture_app("error", instant=True), terminal_size=(80, 24))
+
+
+NO_KEY = "docsagent: no API key set, so answering with the offline model (set LLM_API_KEY)"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)])
+def test_start_screen_with_the_notice_line(
+    snap_compare: SnapCompare, size: tuple[int, int], tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the screen shows the docs and trace folders as given
+
+    async def examples(pilot: Pilot[int]) -> None:
+        await examples_shown(pilot, pilot.app)  # type: ignore[arg-type]
+        await pilot.pause()
+
+    app = guide_app(tmp_path, notice=NO_KEY, relative=True)
+    assert snap_compare(app, terminal_size=size, run_before=examples)
+
+
+def test_help_screen(snap_compare: SnapCompare, tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    async def open_help(pilot: Pilot[int]) -> None:
+        await examples_shown(pilot, pilot.app)  # type: ignore[arg-type]
+        await pilot.press("f1")
+        await pilot.pause()
+
+    assert snap_compare(
+        guide_app(tmp_path, relative=True), terminal_size=(100, 50), run_before=open_help
+    )

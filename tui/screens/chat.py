@@ -219,7 +219,7 @@ class ChatScreen(TraceScreen):
             self.conversation.cancel()
 
     def action_new(self) -> None:
-        """Start a fresh conversation (cancelling the running run first)."""
+        """Start a fresh conversation (a running question is cancelled first)."""
         self.action_cancel()
         self.conversation.reset()
         self.query_one(Input).focus()
