@@ -26,7 +26,6 @@ from tui.screens.replay import ReplayScreen
 from tui.settings import Settings, load_settings, save_settings
 from tui.terminal import visible
 
-
 HELP_TIP = "Show this help (? only when not typing a question)"
 
 
