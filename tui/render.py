@@ -156,7 +156,7 @@ def mark_unread(answer: str, labels: tuple[str, ...]) -> str:
             continue
         out.append(answer[at:start].replace("~~", "\\~\\~"))  # prose: no strikes of its own
         part = answer[start:end]
-        out.append(part if kind == "code" else f"~~⚠ {part}~~")
+        out.append(part if kind == "code" else f"~~⚠{part}~~")
         at = end
     out.append(answer[at:].replace("~~", "\\~\\~"))
     return "".join(out)
@@ -240,6 +240,13 @@ def tokens(usage: Usage, *, short: bool = False) -> str:
     return f"{mark}{prompt:,} in + {completion:,} out = {mark}{total:,} tokens"
 
 
+def repeat_counter(repeats: int, *, short: bool = False) -> str:
+    """`2 repeated calls` (`short`: `2 repeated`): calls not run again."""
+    if short:
+        return f"{repeats} repeated"
+    return f"{repeats} repeated call{'s' if repeats != 1 else ''}"
+
+
 def compaction_counter(results: int, saved: int, *, short: bool = False) -> str:
     """`compacted: 3 results, −2,400 tok` (`short`: `compacted −2,400 tok`)."""
     if short:
@@ -257,7 +264,7 @@ def status_text(
     for short in (False, True):
         parts = [f"step {state.step}/{state.max_steps}", calls]
         if state.repeats:
-            parts.append(f"↻ {state.repeats}" if short else f"{state.repeats} repeated")
+            parts.append(repeat_counter(state.repeats, short=short))
         parts.append(tokens(state.usage, short=short))
         if state.compacted:
             parts.append(compaction_counter(state.compacted, state.tokens_saved, short=short))

@@ -336,7 +336,8 @@ def compaction_note(event: ContextCompacted, shown: int = 3) -> str:
     more = f"; {count - shown} more" if count > shown else ""
     results = f"{count} earlier result{'s' if count != 1 else ''}"
     return (
-        f"context shortened before step {event.step}: {results} replaced by stubs "
+        f"context shortened before step {event.step}: {results} replaced by "
+        f"{'stubs' if count != 1 else 'a stub'} "
         f"(≈−{event.tokens_saved:,} tok): {'; '.join(what)}{more}"
     )
 
