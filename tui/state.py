@@ -330,7 +330,8 @@ def _compacted(state: ViewState, event: ContextCompacted) -> ViewState:
 
 
 def compaction_note(event: ContextCompacted, shown: int = 3) -> str:
-    """`context shortened before step 7: 3 results (≈-2,400 tok): read a.md:1-80 at step 1; …`."""
+    """The transcript line for a shortening: `context shortened before step 7: 3 earlier
+    results replaced by stubs (≈−2,400 tok): read a.md:1-80 at step 1; …` (at most `shown`)."""
     count = len(event.stubs)
     what = [stub.strip("[]").removesuffix(" — shortened") for stub in event.stubs[:shown]]
     more = f"; {count - shown} more" if count > shown else ""
