@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_replay.py || status=1; \
 	$(BIN)/python tests/bench/bench_streaming.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \
+	$(BIN)/python tests/bench/bench_compaction_eval.py || status=1; \
 	exit $$status
 
 clean:

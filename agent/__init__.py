@@ -52,7 +52,7 @@ from agent.rerun import rerun as rerun_trace
 from agent.search import DocsIndex, Hit, IndexReport
 from agent.session import Session
 from agent.tools.arguments import parse_arguments
-from agent.tools.citations import Citation, find_citations
+from agent.tools.citations import Citation, citation_spans, find_citations
 from agent.tools.corpus import Corpus
 from agent.tools.docs import (
     DocsContext,
@@ -135,6 +135,7 @@ __all__ = [
     "Usage",
     "build_agent",
     "build_model",
+    "citation_spans",
     "default_docs",
     "default_trace_dir",
     "docs_registry",

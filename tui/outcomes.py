@@ -45,7 +45,8 @@ OUTCOMES: dict[str, Outcome] = {
     ),
     "repeated": Outcome(
         label="stopped: repeated call", style="bold magenta", summary="stopped: repeated call",
-        notice="no answer: {}", detail="repeated", exit_code=3,
+        notice="no answer: {}",
+        detail="the model repeated the same call twice in a row", exit_code=3,
     ),
     "cancelled": Outcome(
         label="cancelled", style="bold magenta", summary="cancelled", notice="cancelled ({})",

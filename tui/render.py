@@ -7,11 +7,12 @@ passes through `visible` first, so it can neither style nor control the terminal
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.text import Text
 
-from agent import ArgumentError, Usage, parse_arguments
+from agent import ArgumentError, Usage, citation_spans, parse_arguments
 from tui.outcomes import OUTCOMES
 from tui.state import Card, NoticeEntry, RunState, SystemEntry, UserEntry, ViewState
 from tui.terminal import visible
@@ -100,7 +101,9 @@ def card_text(card: Card, *, expanded: bool = False) -> Text:
     if card.running:
         text.append("  running…", "cyan")
         return text
-    if card.duration_s is not None:
+    if card.repeat_of is not None:
+        text.append(f"  {repeat_mark(card.repeat_of)}", "dim italic")
+    elif card.duration_s is not None:
         text.append(f"  {duration(card.duration_s)}", "dim")
     if card.error:
         text.append("  error", "bold white on red")
@@ -116,6 +119,68 @@ def card_text(card: Card, *, expanded: bool = False) -> Text:
     if marker:
         text.append(f"\n  {marker}", "dim italic")
     return text
+
+
+def repeat_mark(step: int) -> str:
+    """What a card of a repeated call says: the tool was not run again."""
+    return f"↻ repeat of step {step}"
+
+
+def unread_note(labels: tuple[str, ...]) -> Text:
+    """The note under an answer that cites lines the run never read."""
+    cited = ", ".join(labels[:-1]) + f" and {labels[-1]}" if len(labels) > 1 else labels[0]
+    which = "which this run never read" if len(labels) == 1 else "lines this run never read"
+    return Text.assemble(("⚠ ", "bold yellow"), shown(f"cites {cited}, {which}", "yellow"))
+
+
+def mark_unread(answer: str, labels: tuple[str, ...]) -> str:
+    """The answer's Markdown with each citation in `labels` struck through and flagged ⚠.
+
+    The answer view styles struck text as a warning rather than a strike, so any `~~` of
+    the answer's own is escaped first. Citations inside code (backticks or a fenced block)
+    are left as they are: the note under the answer names them.
+    """
+    if not labels:
+        return answer
+    wanted = set(labels)
+    code = _code_spans(answer)
+    marks = [
+        (a, b)
+        for a, b, label in citation_spans(answer)
+        if label in wanted and not any(x <= a < y for x, y in code)
+    ]
+    pieces = sorted([(a, b, "code") for a, b in code] + [(a, b, "mark") for a, b in marks])
+    out, at = [], 0
+    for start, end, kind in pieces:
+        if start < at:
+            continue
+        out.append(answer[at:start].replace("~~", "\\~\\~"))  # prose: no strikes of its own
+        part = answer[start:end]
+        out.append(part if kind == "code" else f"~~⚠{part}~~")
+        at = end
+    out.append(answer[at:].replace("~~", "\\~\\~"))
+    return "".join(out)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` is code: fenced blocks and backtick spans (positions, end exclusive)."""
+    spans: list[tuple[int, int]] = []
+    offset, fence = 0, -1
+    for line in text.splitlines(keepends=True):
+        if line.lstrip().startswith(("```", "~~~")):
+            if fence < 0:
+                fence = offset
+            else:
+                spans.append((fence, offset + len(line)))
+                fence = -1
+        elif fence < 0:
+            spans += [
+                (offset + m.start(), offset + m.end()) for m in re.finditer(r"(`+)[^`]*?\1", line)
+            ]
+        offset += len(line)
+    if fence >= 0:
+        spans.append((fence, len(text)))
+    return spans
 
 
 def entry_text(entry: SystemEntry | UserEntry | NoticeEntry, width: int = 100) -> Text:
@@ -175,6 +240,20 @@ def tokens(usage: Usage, *, short: bool = False) -> str:
     return f"{mark}{prompt:,} in + {completion:,} out = {mark}{total:,} tokens"
 
 
+def repeat_counter(repeats: int, *, short: bool = False) -> str:
+    """`2 repeated calls` (`short`: `2 repeated`): calls not run again."""
+    if short:
+        return f"{repeats} repeated"
+    return f"{repeats} repeated call{'s' if repeats != 1 else ''}"
+
+
+def compaction_counter(results: int, saved: int, *, short: bool = False) -> str:
+    """`compacted: 3 results, −2,400 tok` (`short`: `compacted −2,400 tok`)."""
+    if short:
+        return f"compacted −{saved:,} tok"
+    return f"compacted: {results} result{'s' if results != 1 else ''}, −{saved:,} tok"
+
+
 def status_text(
     state: ViewState, *, elapsed_s: float | None, trace: str | None, width: int
 ) -> Text:
@@ -183,7 +262,12 @@ def status_text(
     calls = f"{state.tool_calls} tool call{'s' if state.tool_calls != 1 else ''}"
     clock = [duration(shown)] if shown is not None else []
     for short in (False, True):
-        parts = [f"step {state.step}/{state.max_steps}", calls, tokens(state.usage, short=short)]
+        parts = [f"step {state.step}/{state.max_steps}", calls]
+        if state.repeats:
+            parts.append(repeat_counter(state.repeats, short=short))
+        parts.append(tokens(state.usage, short=short))
+        if state.compacted:
+            parts.append(compaction_counter(state.compacted, state.tokens_saved, short=short))
         if state.cost_usd is not None:
             parts.append(f"≈${state.cost_usd:.4f}")
         text = Text(" · ".join(parts + clock))

@@ -1,8 +1,27 @@
-"""Text for `docsagent rerun`: what changed since a run, one line per call and citation."""
+"""Sharing a run: `docsagent rerun`'s report as lines, and a trace exported beside itself."""
 
 from __future__ import annotations
 
-from agent import RerunReport
+from pathlib import Path
+from typing import Literal
+
+from agent import RerunReport, export_trace, read_trace
+
+SUFFIXES = {"markdown": ".md", "html": ".html"}
+ShareFormat = Literal["markdown", "html"]
+
+
+def export_beside(trace: Path, format: ShareFormat) -> Path:
+    """Write `trace` as Markdown or HTML next to it (same name, `.md` or `.html`); its path.
+
+    Raises TraceError when the trace cannot be read, OSError when the file cannot be written.
+    """
+    text = export_trace(read_trace(trace), format)
+    target = trace.with_suffix(SUFFIXES[format])
+    if target == trace:  # never over the trace itself
+        target = trace.with_name(trace.name + SUFFIXES[format])
+    target.write_text(text, encoding="utf-8")
+    return target
 
 
 def rerun_lines(report: RerunReport) -> list[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from agent import (
+    ContextCompacted,
     Event,
     Message,
     MessageAppended,
@@ -29,6 +30,7 @@ from agent import (
     ToolCallStarted,
     Totals,
     Usage,
+    find_citations,
 )
 from tui.outcomes import NoticeLevel, ending_notice
 from tui.persistent import Log, TextParts
@@ -57,6 +59,8 @@ class Card:
     output: str | None = None
     error: bool = False
     duration_s: float | None = None
+    repeat_of: int | None = None
+    """The step that already made this exact call: the tool was not run again."""
 
     @property
     def running(self) -> bool:
@@ -86,6 +90,8 @@ class TurnEntry:
     cards: tuple[Card, ...] = ()
     streaming: bool = True
     answer: bool = False
+    unread: tuple[str, ...] = ()
+    """The answer's citations (`path:start-end`) of lines the run's results never showed."""
 
     @property
     def text(self) -> str:
@@ -119,6 +125,12 @@ class ViewState:
     answer: str | None = None
     error: str | None = None
     runs: int = 0
+    results: Log[ToolCallFinished] = Log()
+    """The run's tool results: what it read, for checking the answer's citations."""
+    compacted: int = 0
+    """Tool results of the run's context replaced by stubs so far."""
+    tokens_saved: int = 0
+    """Prompt tokens those stubs saved (an estimate)."""
 
     @property
     def busy(self) -> bool:
@@ -139,6 +151,10 @@ class ViewState:
     @property
     def cost_usd(self) -> float | None:
         return self.totals.cost_usd
+
+    @property
+    def repeats(self) -> int:
+        return self.totals.repeats
 
 
 def reduce(state: ViewState, event: Event) -> ViewState:
@@ -166,7 +182,10 @@ def reduce(state: ViewState, event: Event) -> ViewState:
         state = replace(state, run="running tool")
         return _set_turn(state, turn)
     if isinstance(event, ToolCallFinished):
+        state = replace(state, results=state.results.append(event))
         return _tool_finished(state, event)
+    if isinstance(event, ContextCompacted):
+        return _compacted(state, event)
     if isinstance(event, RunFinished):
         return _run_finished(state, event)
     return state
@@ -196,6 +215,9 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
         answer=None,
         error=None,
         runs=state.runs + 1,
+        results=Log(),
+        compacted=0,
+        tokens_saved=0,
     )
 
 
@@ -235,7 +257,15 @@ def _message(state: ViewState, event: MessageAppended) -> ViewState:
 
 
 def _tool_finished(state: ViewState, event: ToolCallFinished) -> ViewState:
-    finished = Card(event.tool_call_id, event.name, "", event.output, event.error, event.duration_s)
+    finished = Card(
+        event.tool_call_id,
+        event.name,
+        "",
+        event.output,
+        event.error,
+        event.duration_s,
+        event.repeat_of,
+    )
     for index in range(len(state.entries) - 1, -1, -1):
         entry = state.entries[index]
         if isinstance(entry, TurnEntry) and entry.step == event.step:
@@ -269,11 +299,48 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
         )
         last = state.entries[-1]
     if event.stop_reason == "answered" and event.answer is not None:
+        unread = _unread(event.answer, state.results)
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
-            return _set_turn(state, replace(last, answer=True))
-        answer = TurnEntry(stats.steps, TextParts(event.answer), streaming=False, answer=True)
+            return _set_turn(state, replace(last, answer=True, unread=unread))
+        answer = TurnEntry(
+            stats.steps, TextParts(event.answer), streaming=False, answer=True, unread=unread
+        )
         return _add(state, answer)
     return _add(state, NoticeEntry(*ending_notice(event.stop_reason, event.error)))
+
+
+def _unread(answer: str, results: Log[ToolCallFinished]) -> tuple[str, ...]:
+    """The answer's citations of lines none of the run's results showed.
+
+    Only the run's events are at hand (a replay may have no docs), so this checks what
+    was read, not whether the lines exist today: that is `docsagent rerun`'s work.
+    """
+    return tuple(c.label for c in find_citations(answer, None, results) if not c.read)
+
+
+def _compacted(state: ViewState, event: ContextCompacted) -> ViewState:
+    """Count the stubs and say in the transcript what was shortened."""
+    count = len(event.stubs)
+    state = replace(
+        state,
+        compacted=state.compacted + count,
+        tokens_saved=state.tokens_saved + event.tokens_saved,
+    )
+    return _add(state, NoticeEntry(compaction_note(event)))
+
+
+def compaction_note(event: ContextCompacted, shown: int = 3) -> str:
+    """The transcript line for a shortening: `context shortened before step 7: 3 earlier
+    results replaced by stubs (≈−2,400 tok): read a.md:1-80 at step 1; …` (at most `shown`)."""
+    count = len(event.stubs)
+    what = [stub.strip("[]").removesuffix(" — shortened") for stub in event.stubs[:shown]]
+    more = f"; {count - shown} more" if count > shown else ""
+    results = f"{count} earlier result{'s' if count != 1 else ''}"
+    return (
+        f"context shortened before step {event.step}: {results} replaced by "
+        f"{'stubs' if count != 1 else 'a stub'} "
+        f"(≈−{event.tokens_saved:,} tok): {'; '.join(what)}{more}"
+    )
 
 
 def _add(state: ViewState, entry: Entry) -> ViewState:

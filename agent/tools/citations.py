@@ -8,7 +8,7 @@ at those lines. The check needs only the run's events, so it works from a saved 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -59,10 +59,7 @@ def find_citations(
     fragments = quotes(answer or "")
     found: list[Citation] = []
     seen = set()
-    for match in CITATION.finditer(answer or ""):
-        path = match["path"].removeprefix("./")
-        start = int(match["start"])
-        end = int(match["end"] or start)
+    for _, path, start, end in _cited(answer or ""):
         if (path, start, end) in seen:
             continue
         seen.add((path, start, end))
@@ -71,6 +68,22 @@ def find_citations(
         quoted = text is not None and any(fragment in text for fragment in fragments)
         found.append(Citation(path, start, end, text is not None, read, quoted))
     return found
+
+
+def citation_spans(answer: str) -> list[tuple[int, int, str]]:
+    """Where each citation stands in `answer`: (start, end, label), label as `Citation.label`."""
+    spans = []
+    for match, path, start, end in _cited(answer):
+        label = Citation(path, start, end, valid=False).label
+        spans.append((match.start(), match.end(), label))
+    return spans
+
+
+def _cited(answer: str) -> Iterator[tuple[re.Match[str], str, int, int]]:
+    """Each citation's match, path (without `./`), first and last line."""
+    for match in CITATION.finditer(answer):
+        start = int(match["start"])
+        yield match, match["path"].removeprefix("./"), start, int(match["end"] or start)
 
 
 def lines_read(events: Iterable[Event]) -> dict[str, set[int]]:

@@ -20,7 +20,7 @@ from agent.testing import ScriptedModel, call, reply
 from tests.tui.conftest import until
 from tui.app import DocsAgentApp, chat_app
 from tui.screens.chat import ChatScreen
-from tui.state import Entry
+from tui.state import Entry, NoticeEntry
 from tui.widgets.entry_line import EntryLine
 from tui.widgets.message_list import MessageList
 from tui.widgets.tool_card import ToolCard
@@ -95,7 +95,11 @@ async def test_a_run_of_160_tool_steps_keeps_the_newest_entries(config: Config) 
         await settle(pilot, "Done after 161 steps.")
         state = chat(app).state
         assert (state.run, state.step, state.tool_calls) == ("answered", 161, 160)
-        assert len(state.entries) == 2 + 161
+        # Past the threshold, each step's request shortens one more result: a dim line each.
+        shortened = [e for e in state.entries if isinstance(e, NoticeEntry)]
+        assert all(e.text.startswith("context shortened before step") for e in shortened)
+        assert state.compacted == 160 - 3  # all but the last three steps' results
+        assert len(state.entries) == 2 + 161 + len(shortened)
         assert_list_matches(app)
 
 
@@ -116,7 +120,10 @@ async def test_a_typed_conversation_of_15_questions(config: Config) -> None:
             assert chat(app).state.run == "answered"
             assert box.value == ""
         entries = chat(app).state.entries
-        assert len(entries) == 1 + 15 * 8  # the system prompt, then a question and 7 turns each
+        shortened = [e for e in entries if isinstance(e, NoticeEntry)]
+        assert shortened  # the conversation grew past the threshold: old results were stubbed
+        # The system prompt, then a question and 7 turns each, and the compaction lines.
+        assert len(entries) == 1 + 15 * 8 + len(shortened)
         assert_list_matches(app)
 
 

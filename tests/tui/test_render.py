@@ -14,10 +14,12 @@ from tui.render import (
     duration,
     entry_text,
     header_text,
+    mark_unread,
     preview,
     status_text,
     tokens,
     turn_label,
+    unread_note,
 )
 from tui.state import Card, NoticeEntry, SystemEntry, UserEntry, ViewState
 
@@ -134,3 +136,43 @@ def test_status_bar_wide_and_narrow() -> None:
         ViewState(max_steps=8, totals=Totals(steps=1)), elapsed_s=0.5, trace=None, width=80
     )
     assert running.plain == "step 1/8 · 0 tool calls · 0 in + 0 out = 0 tokens · 500 ms"
+
+
+def test_status_bar_counts_repeats_and_compaction() -> None:
+    totals = Totals(steps=5, tool_calls=4, usage=Usage(3742, 666), repeats=2)
+    state = ViewState(max_steps=8, totals=totals, compacted=3, tokens_saved=2400, elapsed_s=2.1)
+    wide = status_text(state, elapsed_s=None, trace=None, width=160)
+    assert wide.plain == (
+        "step 5/8 · 4 tool calls · 2 repeated calls · 3,742 in + 666 out = 4,408 tokens · "
+        "compacted: 3 results, −2,400 tok · 2.1 s"
+    )
+    narrow = status_text(state, elapsed_s=None, trace=None, width=90)
+    assert narrow.plain == (
+        "step 5/8 · 4 tool calls · 2 repeated · 3,742+666=4,408 tok · compacted −2,400 tok · 2.1 s"
+    )
+
+
+def test_a_repeated_call_says_which_step_has_its_result() -> None:
+    card = Card("c3", "grep_docs", '{"keyword":"x"}', "repeat: already called", False, 0.0, 2)
+    assert plain(card_text(card)) == (
+        '▸ grep_docs(keyword="x")  ↻ repeat of step 2\n  repeat: already called'
+    )
+    text = card_text(card)
+    marked = [text.plain[s.start : s.end] for s in text.spans if s.style == "dim italic"]
+    assert marked == ["  ↻ repeat of step 2"]
+
+
+def test_unread_citations_are_flagged_outside_code() -> None:
+    answer = "Set it (a.md:1-3); see b.md:40-50 and `b.md:40-50`, or ~~this~~.\n"
+    assert mark_unread(answer, ("b.md:40-50",)) == (
+        "Set it (a.md:1-3); see ~~⚠b.md:40-50~~ and `b.md:40-50`, or \\~\\~this\\~\\~.\n"
+    )
+    fenced = "```\nb.md:40-50 ~~\n```\nthen ./b.md:40-50"
+    assert mark_unread(fenced, ("b.md:40-50",)) == "```\nb.md:40-50 ~~\n```\nthen ~~⚠./b.md:40-50~~"
+    assert mark_unread(answer, ()) == answer  # nothing unread: the answer as written
+
+
+def test_the_unread_note_names_each_citation() -> None:
+    assert unread_note(("b.md:40-50",)).plain == "⚠ cites b.md:40-50, which this run never read"
+    two = unread_note(("a.md:1", "b.md:2-3", "c.md:9"))
+    assert two.plain == "⚠ cites a.md:1, b.md:2-3 and c.md:9, lines this run never read"

@@ -8,6 +8,7 @@ import pytest
 
 from agent.errors import ModelError
 from agent.events import (
+    ContextCompacted,
     Event,
     ModelRequested,
     RunFinished,
@@ -238,3 +239,57 @@ def test_a_run_that_ends_during_a_tool_call_closes_its_card() -> None:
         TurnEntry(1, "Let me look", (Card("c1", "read_doc", "{}", note, error=True),), False),
         NoticeEntry("cancelled", "warning"),
     )
+
+
+def checking_script() -> list:  # type: ignore[type-arg]
+    """Reads lines 1-10, repeats that read, then cites them and lines 20-25 it never read."""
+    read = call("read_doc", {"path": "advanced/timeouts.md", "start": 1, "end": 10})
+    return [
+        reply(None, read),
+        reply(None, call("read_doc", {"path": "advanced/timeouts.md", "start": 1, "end": 10})),
+        reply("Five seconds (advanced/timeouts.md:3-3; advanced/timeouts.md:20-25)."),
+    ]
+
+
+def test_an_answer_citing_unread_lines_names_them(make_session: SessionFactory) -> None:
+    state = reduce_all(run(make_session, checking_script()))
+    answer = state.entries[-1]
+    assert isinstance(answer, TurnEntry) and answer.answer
+    assert answer.unread == ("advanced/timeouts.md:20-25",)
+    assert [e.name for e in state.results] == ["read_doc", "read_doc"]
+
+
+def test_a_follow_up_is_checked_against_its_own_run_only(make_session: SessionFactory) -> None:
+    session, _ = make_session([*checking_script()[:1], reply("ok"), reply("(clients.md:1-3)")])
+    state = reduce_all(session.ask("one"))
+    state = reduce_all(session.ask("two (advanced/timeouts.md:1-10)"), state)
+    assert state.results == ()  # the follow-up read nothing itself
+    answer = state.entries[-1]
+    assert isinstance(answer, TurnEntry) and answer.unread == ("clients.md:1-3",)
+
+
+def test_a_repeated_call_is_marked_on_its_card_and_counted(make_session: SessionFactory) -> None:
+    state = reduce_all(run(make_session, checking_script()))
+    cards = [c for e in state.entries if isinstance(e, TurnEntry) for c in e.cards]
+    assert [c.repeat_of for c in cards] == [None, 1]
+    assert state.repeats == 1
+
+
+def test_compaction_is_counted_and_said_in_a_line() -> None:
+    state = reduce(ViewState(), RunStarted(question="q", model="m", max_steps=9))
+    stubs = tuple(f"[read a.md:{n}-{n + 9} at step {n} — shortened]" for n in range(1, 6))
+    state = reduce(state, ContextCompacted(step=7, stubs=stubs[:1], tokens_saved=400))
+    state = reduce(state, ContextCompacted(step=8, stubs=stubs[1:], tokens_saved=2000))
+    assert (state.compacted, state.tokens_saved) == (5, 2400)
+    assert state.entries == (
+        NoticeEntry(
+            "context shortened before step 7: 1 earlier result replaced by a stub (≈−400 tok): "
+            "read a.md:1-10 at step 1"
+        ),
+        NoticeEntry(
+            "context shortened before step 8: 4 earlier results replaced by stubs (≈−2,000 tok): "
+            "read a.md:2-11 at step 2; read a.md:3-12 at step 3; read a.md:4-13 at step 4; 1 more"
+        ),
+    )
+    again = reduce(state, RunStarted(question="q2", model="m", max_steps=9))
+    assert (again.compacted, again.tokens_saved) == (0, 0)  # counted per run, like the totals

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from textual.screen import Screen
 from textual.timer import Timer
 
+from agent import AgentError
+from tui.share import ShareFormat, export_beside
 from tui.state import ViewState
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.message_list import MessageList
@@ -81,6 +84,44 @@ class TraceScreen(Screen[None]):
     def commands(self) -> Iterator[Command]:
         """(title, help, callback) for the command palette."""
         return iter(())
+
+    def export_source(self) -> tuple[Path | None, str]:
+        """The trace to export, or None and why there is nothing to export yet."""
+        return None, "nothing to export"
+
+    def export_run(self, format: ShareFormat = "markdown") -> Path | None:
+        """Write the run's trace as Markdown (or HTML) beside the trace file; say where."""
+        trace, why = self.export_source()
+        if trace is None:
+            self.notify(why, severity="warning")
+            return None
+        try:
+            written = export_beside(trace, format)
+        except AgentError as exc:
+            self.notify(str(exc), title="cannot export", severity="error")
+            return None
+        except OSError as exc:
+            self.notify(f"cannot write beside {trace}: {exc.strerror or exc}", severity="error")
+            return None
+        self.notify(f"exported the run to {written}", timeout=8)
+        return written
+
+    def export_commands(self) -> Iterator[Command]:
+        """The palette's export entries."""
+        yield (
+            "Export as Markdown",
+            "Write the run beside its trace, .md (ctrl+s)",
+            self.export_run,
+        )
+        yield (
+            "Export as HTML",
+            "Write the run beside its trace as one page, .html",
+            self.export_html,
+        )
+
+    def export_html(self) -> None:
+        """Export the run as one self-contained HTML page beside its trace."""
+        self.export_run("html")
 
     def copy_text(self) -> None:
         """Copy the focused card's whole text, else the answer, to the clipboard."""

@@ -53,6 +53,7 @@ class ChatScreen(TraceScreen):
         Binding("ctrl+n", "new", "New chat"),
         Binding("ctrl+o", "open_trace", "Traces"),
         Binding("ctrl+y", "copy", "Copy"),
+        Binding("ctrl+s", "export", "Export"),
         # Priority, and the question box leaves them to the bindings while empty (QuestionInput).
         Binding("1", "example(0)", "Example", show=False, priority=True),
         Binding("2", "example(1)", "Example", show=False, priority=True),
@@ -247,6 +248,17 @@ class ChatScreen(TraceScreen):
         """Copy the answer, or the focused card's whole text."""
         self.copy_text()
 
+    def action_export(self) -> None:
+        """Export the latest run as Markdown beside its trace."""
+        self.export_run()
+
+    def export_source(self) -> tuple[Path | None, str]:
+        if self.state.busy:
+            return None, "a run is in progress: export it once it ends (Escape cancels it)"
+        if self.trace is None:
+            return None, "nothing to export yet: ask a question first"
+        return self.trace, ""
+
     def _tick(self) -> None:
         if self.state.busy:
             self.render_state()
@@ -269,3 +281,4 @@ class ChatScreen(TraceScreen):
         yield ("New conversation", "Forget the earlier turns (ctrl+n)", self.action_new)
         yield ("Open recent trace", "Replay a saved run (ctrl+o)", self.action_open_trace)
         yield ("Copy", "Copy the answer or the focused card (ctrl+y)", self.action_copy)
+        yield from self.export_commands()

@@ -48,6 +48,7 @@ class ReplayScreen(TraceScreen):
         Binding("home", "start", "Start", priority=True, show=False),
         Binding("end", "end", "End", priority=True, show=False),
         Binding("ctrl+y", "copy", "Copy"),
+        Binding("ctrl+s", "export", "Export"),
         Binding("escape", "close", "Chat"),
     ]
 
@@ -173,6 +174,13 @@ class ReplayScreen(TraceScreen):
         """Copy the answer, or the focused card's whole text."""
         self.copy_text()
 
+    def action_export(self) -> None:
+        """Export the replayed trace (all of it) as Markdown beside it."""
+        self.export_run()
+
+    def export_source(self) -> tuple[Path | None, str]:
+        return self.path, ""
+
     def action_close(self) -> None:
         """Back to the live screen."""
         self._pause()
@@ -203,5 +211,6 @@ class ReplayScreen(TraceScreen):
         yield ("Jump to start", "Back to the first event (home)", self.action_start)
         yield ("Jump to end", "The final state (end)", self.action_end)
         yield ("Copy", "Copy the answer or the focused card (ctrl+y)", self.action_copy)
+        yield from self.export_commands()
         if not self.standalone:
             yield ("Back to chat", "Close the replay (escape)", self.action_close)

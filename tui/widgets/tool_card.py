@@ -17,6 +17,7 @@ class ToolCard(Static, can_focus=True):
 
     def __init__(self, card: Card, *, expanded: set[str]) -> None:
         super().__init__(classes="error" if card.error else "")
+        self.set_class(card.repeat_of is not None, "repeat")
         self.card = card
         self._expanded = expanded  # shared with the list, so it survives re-mounts
 
@@ -37,6 +38,7 @@ class ToolCard(Static, can_focus=True):
         if card != self.card:
             self.card = card
             self.set_class(card.error, "error")
+            self.set_class(card.repeat_of is not None, "repeat")
             self._show()
 
     def action_toggle_card(self) -> None:

@@ -1,4 +1,7 @@
-"""An assistant turn: its label, its text (Markdown once it is the answer) and its tool cards."""
+"""An assistant turn: its label, its text (Markdown once it is the answer) and its tool cards.
+
+An answer that cites lines the run never read shows those citations flagged and a note.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
-from tui.render import shown, turn_label
+from tui.render import mark_unread, shown, turn_label, unread_note
 from tui.state import TurnEntry
 from tui.terminal import visible
 from tui.widgets.tool_card import ToolCard
@@ -26,16 +29,20 @@ class TurnView(Vertical):
     TurnView { height: auto; }
     TurnView > .label { height: auto; }
     TurnView > .text { height: auto; }
+    TurnView > .unread-note { height: auto; display: none; }
+    TurnView.unread > .unread-note { display: block; }
     """
 
     def __init__(self, entry: TurnEntry, *, expanded: set[str]) -> None:
         super().__init__(classes="answer" if entry.answer else "")
+        self.set_class(bool(entry.unread), "unread")
         self.entry = entry
         self._expanded = expanded
         self._mounted = False
         self._shown = entry  # what the children show (set again in compose)
         self._label = Static(classes="label")
         self._text: Markdown | None = None
+        self._note = Static(classes="unread-note")
         self._cards: list[ToolCard] = []
 
     def compose(self) -> ComposeResult:
@@ -44,8 +51,10 @@ class TurnView(Vertical):
         self._label.update(self._head(entry))
         yield self._label
         if entry.answer:
-            self._text = Markdown(visible(entry.text), classes="text")
+            self._text = Markdown(self._markdown(entry), classes="text")
             yield self._text
+            self._note.update(unread_note(entry.unread) if entry.unread else "")
+            yield self._note
         self._cards = [ToolCard(card, expanded=self._expanded) for card in entry.cards]
         yield from self._cards
 
@@ -60,6 +69,10 @@ class TurnView(Vertical):
             head.append("\n")
             head.append(shown(entry.text))
         return head
+
+    @staticmethod
+    def _markdown(entry: TurnEntry) -> str:
+        return visible(mark_unread(entry.text, entry.unread))
 
     def can_update(self, entry: TurnEntry) -> bool:
         """Whether `entry` can be shown in place (the answer needs a Markdown widget)."""
@@ -79,8 +92,10 @@ class TurnView(Vertical):
         self._shown = entry
         if (entry.step, entry.streaming, entry.body) != (old.step, old.streaming, old.body):
             self._label.update(self._head(entry))
-        if self._text is not None and entry.body != old.body:
-            self._text.update(visible(entry.text))
+        if self._text is not None and (entry.body, entry.unread) != (old.body, old.unread):
+            self._text.update(self._markdown(entry))
+            self._note.update(unread_note(entry.unread) if entry.unread else "")
+            self.set_class(bool(entry.unread), "unread")
         for widget, card in zip(self._cards, entry.cards, strict=False):
             widget.set_card(card)
         new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(self._cards) :]]
