@@ -10,6 +10,8 @@ import json
 import re
 from typing import Any
 
+from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 
 from agent import ArgumentError, Usage, citation_spans, parse_arguments
@@ -181,6 +183,25 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     if fence >= 0:
         spans.append((fence, len(text)))
     return spans
+
+
+def card_view(card: Card, *, expanded: bool = False) -> RenderableType:
+    """What a card widget shows: `card_text`, its expanded result wrapped under its indent.
+
+    Expanded, a long line (code, a path, a table row) wraps to the card's width and each
+    continuation line keeps the result's two-space indent, so the result stays one block
+    to the right of the call instead of running into the card's left edge.
+    """
+    text = card_text(card, expanded=expanded)
+    if not expanded:
+        return text
+    head, *body = text.split("\n", allow_blank=True)
+    if not body:
+        return text
+    result = Text("\n", no_wrap=False, overflow="fold").join(
+        line[2:] if line.plain.startswith("  ") else line for line in body
+    )
+    return Group(head, Padding(result, (0, 0, 0, 2)))
 
 
 def entry_text(entry: SystemEntry | UserEntry | NoticeEntry, width: int = 100) -> Text:

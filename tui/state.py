@@ -92,11 +92,17 @@ class TurnEntry:
     answer: bool = False
     unread: tuple[str, ...] = ()
     """The answer's citations (`path:start-end`) of lines the run's results never showed."""
+    partial: bool = False  # a reply cut short (cancelled, failed, interrupted) mid-stream
 
     @property
     def text(self) -> str:
         """The turn's text so far."""
         return str(self.body)
+
+    @property
+    def markdown(self) -> bool:
+        """Whether the text is shown as Markdown: the answer, or a reply cut short."""
+        return self.answer or self.partial
 
 
 @dataclass(frozen=True)
@@ -155,6 +161,15 @@ class ViewState:
     @property
     def repeats(self) -> int:
         return self.totals.repeats
+
+    @property
+    def last_answer(self) -> str | None:
+        """The newest answer on screen, also after a later run ended without one."""
+        for index in range(len(self.entries) - 1, -1, -1):
+            entry = self.entries[index]
+            if isinstance(entry, TurnEntry) and entry.answer:
+                return entry.text
+        return None
 
 
 def reduce(state: ViewState, event: Event) -> ViewState:
@@ -301,7 +316,7 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
     if event.stop_reason == "answered" and event.answer is not None:
         unread = _unread(event.answer, state.results)
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
-            return _set_turn(state, replace(last, answer=True, unread=unread))
+            return _set_turn(state, replace(last, answer=True, partial=False, unread=unread))
         answer = TurnEntry(
             stats.steps, TextParts(event.answer), streaming=False, answer=True, unread=unread
         )
@@ -364,9 +379,14 @@ def _set_turn(state: ViewState, turn: TurnEntry) -> ViewState:
 
 
 def _closed(turn: TurnEntry, note: str) -> TurnEntry:
-    """The turn done streaming, its unfinished cards ended with `note` as an error."""
+    """The turn done streaming, its unfinished cards ended with `note` as an error.
+
+    Text still streaming is a reply cut short: it is shown as Markdown, as the answer
+    it was becoming would have been.
+    """
     cards = tuple(replace(c, output=note, error=True) if c.running else c for c in turn.cards)
-    return replace(turn, streaming=False, cards=cards)
+    partial = turn.partial or (turn.streaming and bool(turn.body) and not turn.cards)
+    return replace(turn, streaming=False, cards=cards, partial=partial)
 
 
 def cut_short(state: ViewState) -> ViewState:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
-from rich.text import Text
+from rich.console import Console, RenderableType
 
 from agent.events import Totals, Usage
 from tui.render import (
     call_signature,
     card_text,
+    card_view,
     duration,
     entry_text,
     header_text,
@@ -24,7 +24,7 @@ from tui.render import (
 from tui.state import Card, NoticeEntry, SystemEntry, UserEntry, ViewState
 
 
-def plain(text: Text, width: int = 80) -> str:
+def plain(text: RenderableType, width: int = 80) -> str:
     console = Console(file=io.StringIO(), width=width, color_system=None, legacy_windows=False)
     console.print(text)
     output = console.file.getvalue()  # type: ignore[attr-defined]
@@ -74,6 +74,23 @@ def test_card_expanded_shows_everything() -> None:
     assert plain(card_text(card, expanded=True)) == (
         "▾ list_docs()  1.5 s\n  a.md\n  b.md\n  c.md\n  d.md\n  e.md"
     )
+
+
+def test_an_expanded_card_wraps_long_lines_under_its_indent() -> None:
+    code = "client = httpx.Client(timeout=httpx.Timeout(10.0, connect=60.0), follow_redirects=True)"
+    card = Card("c1", "read_doc", '{"path": "a.md"}', f"```python\n{code}\n```", False, 0.002)
+    assert plain(card_view(card, expanded=True), width=40) == "\n".join(
+        [
+            '▾ read_doc(path="a.md")  2 ms',
+            "  ```python",
+            "  client =",
+            "  httpx.Client(timeout=httpx.Timeout(10.",
+            "  0, connect=60.0),",
+            "  follow_redirects=True)",
+            "  ```",
+        ]
+    )
+    assert plain(card_view(card), width=40) == plain(card_text(card), width=40)  # cut with …
 
 
 def test_card_error_is_labelled_and_red() -> None:

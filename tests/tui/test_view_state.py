@@ -293,3 +293,30 @@ def test_compaction_is_counted_and_said_in_a_line() -> None:
     )
     again = reduce(state, RunStarted(question="q2", model="m", max_steps=9))
     assert (again.compacted, again.tokens_saved) == (0, 0)  # counted per run, like the totals
+
+
+def test_a_reply_cut_short_is_markdown_and_the_last_answer_stays() -> None:
+    answered = reduce_all(
+        [
+            RunStarted(question="one", model="m", max_steps=8),
+            ModelRequested(step=1, n_messages=2),
+            TextDelta(step=1, text="**Five** seconds."),
+            RunFinished(stop_reason="answered", answer="**Five** seconds.", stats=RunStats()),
+        ]
+    )
+    assert answered.answer == answered.last_answer == "**Five** seconds."
+    follow_up = reduce_all(
+        [
+            RunStarted(question="two", model="m", max_steps=8),
+            ModelRequested(step=1, n_messages=4),
+            TextDelta(step=1, text="Use `timeout="),
+        ],
+        answered,
+    )
+    ended = reduce(follow_up, RunFinished(stop_reason="cancelled", answer=None, stats=RunStats()))
+    cut = ended.entries[-2]
+    assert isinstance(cut, TurnEntry) and cut.text == "Use `timeout="
+    assert cut.partial and cut.markdown and not cut.answer and not cut.streaming
+    assert ended.answer is None and ended.last_answer == "**Five** seconds."
+    assert not any(e.partial for e in answered.entries if isinstance(e, TurnEntry))
+    assert ViewState().last_answer is None

@@ -124,10 +124,10 @@ class TraceScreen(Screen[None]):
         self.export_run("html")
 
     def copy_text(self) -> None:
-        """Copy the focused card's whole text, else the answer, to the clipboard."""
+        """Copy the focused card's whole text, else the newest answer shown, to the clipboard."""
         messages = self.query_one(MessageList)
         card = messages.focused_card()
-        text = card.full_text if card is not None else self.state.answer
+        text = card.full_text if card is not None else self.state.last_answer
         if text is None:
             self.notify("nothing to copy yet: no answer and no focused tool card")
             return

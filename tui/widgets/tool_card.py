@@ -6,7 +6,7 @@ from textual.binding import Binding
 from textual.events import Click
 from textual.widgets import Static
 
-from tui.render import card_text
+from tui.render import card_text, card_view
 from tui.state import Card
 
 
@@ -56,4 +56,4 @@ class ToolCard(Static, can_focus=True):
 
     def _show(self) -> None:
         self.set_class(self.expanded, "expanded")
-        self.update(card_text(self.card, expanded=self.expanded))
+        self.update(card_view(self.card, expanded=self.expanded))

@@ -1,4 +1,4 @@
-"""An assistant turn: its label, its text (Markdown once it is the answer) and its tool cards.
+"""An assistant turn: its label, its text (Markdown when answer or cut short), its tool cards.
 
 An answer that cites lines the run never read shows those citations flagged and a note.
 """
@@ -34,7 +34,7 @@ class TurnView(Vertical):
     """
 
     def __init__(self, entry: TurnEntry, *, expanded: set[str]) -> None:
-        super().__init__(classes="answer" if entry.answer else "")
+        super().__init__(classes="answer" if entry.answer else "partial" if entry.partial else "")
         self.set_class(bool(entry.unread), "unread")
         self.entry = entry
         self._expanded = expanded
@@ -50,7 +50,7 @@ class TurnView(Vertical):
         entry = self._shown = self.entry
         self._label.update(self._head(entry))
         yield self._label
-        if entry.answer:
+        if entry.markdown:
             self._text = Markdown(self._markdown(entry), classes="text")
             yield self._text
             self._note.update(unread_note(entry.unread) if entry.unread else "")
@@ -65,7 +65,7 @@ class TurnView(Vertical):
     @staticmethod
     def _head(entry: TurnEntry) -> Text:
         head = turn_label(entry.step, entry.streaming)
-        if entry.body and not entry.answer:
+        if entry.body and not entry.markdown:
             head.append("\n")
             head.append(shown(entry.text))
         return head
@@ -75,8 +75,8 @@ class TurnView(Vertical):
         return visible(mark_unread(entry.text, entry.unread))
 
     def can_update(self, entry: TurnEntry) -> bool:
-        """Whether `entry` can be shown in place (the answer needs a Markdown widget)."""
-        return entry.answer == self.entry.answer
+        """Whether `entry` can be shown in place (Markdown text needs its own widget)."""
+        return entry.markdown == self.entry.markdown and entry.answer == self.entry.answer
 
     def set_entry(self, entry: TurnEntry) -> None:
         """Show a newer version of the turn: more text, new cards, finished cards."""
