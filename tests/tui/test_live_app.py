@@ -280,3 +280,51 @@ async def test_text_arriving_before_its_turn_is_composed_is_shown(
         await pilot.pause()
         (turn,) = screen.query(TurnView)
         assert turn.query_one(".label", Static).render().plain.endswith("\nHello")  # type: ignore[union-attr]
+
+
+async def test_a_new_chat_during_a_run_says_it_cancelled_it(
+    make_session: SessionFactory, config: Config
+) -> None:
+    gate = threading.Event()
+    session, model = make_session([*timeout_script(), reply("Five.")], gate=gate)
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: len(model.requests) == 1 and chat(app).state.busy)
+        trace = chat(app).trace
+        assert trace is not None and trace.name in app.screen.query_one(StatusBar).render().plain
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: chat(app).state.runs == 0)
+        await pilot.pause()
+        bar = chat(app).query_one(NoticeBar)
+        assert bar.notices == ("cancelled the running question; new conversation",)
+        assert texts(app) == []  # the start screen again, under the notice line
+        status = app.screen.query_one(StatusBar).render().plain
+        assert trace.name not in status and "step 0/8" in status
+        assert "● idle" in app.screen.query_one(HeaderBar).render().plain
+        last = read_trace(trace).events[-1]
+        assert isinstance(last, RunFinished) and last.stop_reason == "cancelled"
+        await pilot.press("ctrl+n")  # nothing running: a plain fresh start
+        await until(pilot, lambda: bar.notices == ())
+        gate.set()
+        await pilot.press(*"again", "enter")
+        await settle(pilot)
+        assert bar.notices == () and not bar.display
+
+
+async def test_ctrl_y_after_a_cancelled_follow_up_copies_the_answer_shown(
+    make_session: SessionFactory, config: Config
+) -> None:
+    gate = threading.Event()
+    session, model = make_session([reply("Five seconds."), reply("never")], gate=gate)
+    app = chat_app(session, config, question="default timeout?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        gate.set()
+        await settle(pilot)
+        gate.clear()
+        await pilot.press(*"and to disable it?", "enter")
+        await until(pilot, lambda: len(model.requests) == 2 and chat(app).state.busy)
+        await pilot.press("escape")
+        await settle(pilot, runs=2)
+        assert chat(app).state.run == "cancelled"
+        await pilot.press("ctrl+y")
+        assert app.clipboard == "Five seconds."

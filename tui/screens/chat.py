@@ -35,6 +35,7 @@ from tui.widgets.status_bar import StatusBar
 from tui.widgets.welcome import Welcome
 
 TEXT_REDRAW_S = 0.05  # streamed text is drawn at most this often, however small its pieces
+NEW_AFTER_CANCEL = "cancelled the running question; new conversation"
 
 
 class _Closing(Exception):
@@ -83,6 +84,8 @@ class ChatScreen(TraceScreen):
         self._started = 0.0
         self.failure: str | None = None  # why the latest question failed, for the notice line
         self.examples: tuple[str, ...] = ()
+        self._cancelled_for_new = False  # ctrl+n cancelled a run: the fresh view says so
+        self.reset_note: str | None = None  # that, on the notice line until the next question
         self.state = self._fresh_state()
 
     def _fresh_state(self) -> ViewState:
@@ -149,7 +152,8 @@ class ChatScreen(TraceScreen):
 
     def standing_notices(self) -> list[str]:
         failure = [f"the last question failed: {self.failure}"] if self.failure else []
-        return [*self.notices, *failure]
+        reset = [self.reset_note] if self.reset_note else []
+        return [*self.notices, *failure, *reset]
 
     def render_state(self) -> None:
         super().render_state()
@@ -190,7 +194,7 @@ class ChatScreen(TraceScreen):
             self.notify("a run is in progress: press Escape to cancel it", severity="warning")
             return
         self.query_one(Input).clear()
-        self.failure = None
+        self.failure = self.reset_note = None
         self._started = time.monotonic()
         self.query_one(MessageList).anchor()
         self.conversation.ask(question)
@@ -210,7 +214,10 @@ class ChatScreen(TraceScreen):
         self.render_state()
 
     def on_conversation_reset(self, message: ConversationReset) -> None:
+        self.reset_note = NEW_AFTER_CANCEL if self._cancelled_for_new else None
+        self._cancelled_for_new = False
         self.state = self._fresh_state()
+        self.trace = None  # the bar shows the trace folder again, not the last run's file
         self.query_one(MessageList).clear_entries()
         self.render_state()
 
@@ -220,7 +227,9 @@ class ChatScreen(TraceScreen):
             self.conversation.cancel()
 
     def action_new(self) -> None:
-        """Start a fresh conversation (a running question is cancelled first)."""
+        """Start afresh: a running question is cancelled first, and the notice line says so."""
+        if self.state.busy:
+            self._cancelled_for_new = True
         self.action_cancel()
         self.conversation.reset()
         self.query_one(Input).focus()
