@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from agent import Config, DocsIndex, Session, Trace, build_agent, open_docs
+from tui.history import History
 from tui.screens.base import TraceScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen
@@ -177,10 +178,12 @@ def chat_app(
     notice: str | None = None,
     index: DocsIndex | None = None,
     settings: Path | None = None,
+    history: Path | None = None,
 ) -> DocsAgentApp:
     """The app on the live screen for `session`; `index` is brought up to date as it opens.
 
     `notice` (the offline fallback's line, written for stderr) shows under the header.
+    `history` is the file of earlier questions (None: they are kept for this launch only).
     """
     mode = "offline" if config.is_offline else ""
 
@@ -192,6 +195,7 @@ def chat_app(
             mode=mode,
             question=question,
             index=index,
+            history=History(history),
         )
 
     notices = [notice.removeprefix("docsagent: ")] if notice else []
@@ -221,15 +225,23 @@ def run_tui(
     notice: str | None = None,
     trace: Path | None = None,
     settings: Path | None = None,
+    history: Path | None = None,
 ) -> int:
     """Open the TUI on a new conversation; start `question` at once if given.
 
     `trace` names the first question's trace file; later ones go to the trace folder.
+    `history` is the file that keeps the questions asked, for Up and Down to recall.
     """
     docs = open_docs(config)
     session = Session(build_agent(config, docs=docs), trace_dir=config.trace_dir, trace_path=trace)
     app = chat_app(
-        session, config, question=question, notice=notice, index=docs.index, settings=settings
+        session,
+        config,
+        question=question,
+        notice=notice,
+        index=docs.index,
+        settings=settings,
+        history=history,
     )
     app.run()
     return app.return_code or 0

@@ -45,6 +45,7 @@ from tui.options import (
     TraceDir,
     TracePath,
     explain,
+    history_file,
     make_config,
     settings_file,
 )
@@ -140,7 +141,12 @@ def _open_tui(options: Options, question: str | None) -> None:
         from tui.app import run_tui
 
         code = run_tui(
-            config, question=question, notice=notice, trace=options.trace, settings=settings_file()
+            config,
+            question=question,
+            notice=notice,
+            trace=options.trace,
+            settings=settings_file(),
+            history=history_file(),
         )
     except ConfigError as exc:
         raise _fail(explain(exc), EXIT_USAGE) from None

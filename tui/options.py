@@ -232,6 +232,13 @@ def make_config(
     return config, notice
 
 
+def history_file(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the TUI keeps the questions asked: $XDG_STATE_HOME/docsagent/history."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_STATE_HOME", "").strip() or str(Path.home() / ".local" / "state")
+    return Path(base).expanduser() / "docsagent" / "history"
+
+
 def cache_dir(env: Mapping[str, str]) -> Path:
     """Where search indexes are kept: $DOCSAGENT_CACHE_DIR, else $XDG_CACHE_HOME/docsagent."""
     chosen = env.get("DOCSAGENT_CACHE_DIR", "").strip()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
@@ -21,6 +22,7 @@ from agent.tools.registry import ToolRegistry
 from agent.trace import read_trace
 from tests.tui.conftest import SessionFactory, timeout_script, until
 from tui.app import DocsAgentApp, chat_app
+from tui.history import History
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen
 from tui.screens.trace_picker import TracePicker
@@ -29,6 +31,7 @@ from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.message_list import MessageList
 from tui.widgets.notice_bar import NoticeBar
+from tui.widgets.question_input import QuestionInput
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tool_card import ToolCard
 from tui.widgets.turn_view import TurnView
@@ -328,3 +331,29 @@ async def test_ctrl_y_after_a_cancelled_follow_up_copies_the_answer_shown(
         assert chat(app).state.run == "cancelled"
         await pilot.press("ctrl+y")
         assert app.clipboard == "Five seconds."
+
+
+async def test_up_and_down_recall_questions_from_an_earlier_launch(
+    make_session: SessionFactory, config: Config, tmp_path: Path
+) -> None:
+    history = tmp_path / "state" / "history"
+    session, _ = make_session([reply("Five seconds.")])
+    async with chat_app(session, config, history=history).run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"default timeout?", "enter")
+        await settle(pilot)
+    session, _ = make_session([reply("Use timeout=None.")])
+    app = chat_app(session, config, history=history)
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = app.screen.query_one(QuestionInput)
+        await pilot.press(*"how do I", "up")
+        assert (box.value, box.cursor_position) == ("default timeout?", 16)
+        await pilot.press("up")  # the oldest: stays
+        assert box.value == "default timeout?"
+        await pilot.press("down")
+        assert box.value == "how do I"  # what was being typed
+        await pilot.press(*" disable it?", "enter")
+        await settle(pilot)
+        assert box.value == ""
+        await pilot.press("up")
+        assert box.value == "how do I disable it?"
+    assert History(history).questions == ["default timeout?", "how do I disable it?"]

@@ -43,6 +43,7 @@ def test_a_stop_signal_closes_the_trace_of_a_running_question(
     script = Path(sys.executable).parent / "docsagent"
     args = [str(script), "tui", "-q", "hello", "--base-url", chat_server.base_url, "--model", "m"]
     env = {**os.environ, "LLM_API_KEY": "sk-test", "DOCSAGENT_TRACE_DIR": str(traces)}
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")  # the question history goes there
     with warnings.catch_warnings():  # Python 3.12+ warns about fork() beside threads;
         warnings.simplefilter("ignore", DeprecationWarning)  # the child only execs
         pid, fd = pty.fork()

@@ -14,6 +14,7 @@ from textual.widgets import Input
 
 from agent import AgentError, DocsIndex, Session, TextDelta
 from tui.conversation import Conversation
+from tui.history import History
 from tui.messages import (
     AgentEvent,
     ConversationReset,
@@ -70,8 +71,10 @@ class ChatScreen(TraceScreen):
         mode: str,
         question: str | None = None,
         index: DocsIndex | None = None,
+        history: History | None = None,
     ) -> None:
         super().__init__()
+        self.history = history if history is not None else History()
         self.conversation = Conversation(session, self.post_message)
         self.trace_dir = session.trace_dir
         self.trace: Path | None = None  # the trace of the latest run
@@ -98,7 +101,9 @@ class ChatScreen(TraceScreen):
         yield MessageList(id="messages")
         yield StatusBar()
         yield QuestionInput(
-            placeholder="Ask a question about the docs and press Enter", id="question"
+            placeholder="Ask a question about the docs and press Enter",
+            id="question",
+            history=self.history,
         )
         yield KeyFooter()
 
@@ -195,6 +200,9 @@ class ChatScreen(TraceScreen):
             return
         self.query_one(Input).clear()
         self.failure = self.reset_note = None
+        problem = self.history.add(question)
+        if problem and problem not in self.notices:  # said once; the box still recalls them
+            self.notices.append(problem)
         self._started = time.monotonic()
         self.query_one(MessageList).anchor()
         self.conversation.ask(question)

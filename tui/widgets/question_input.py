@@ -1,8 +1,11 @@
-"""The question box: an `Input` that leaves a few keys to the screen while it is empty."""
+"""The question box: Up and Down recall earlier questions; when empty, a few keys go on."""
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.widgets import Input
+
+from tui.history import History
 
 
 class QuestionInput(Input):
@@ -12,11 +15,32 @@ class QuestionInput(Input):
     type themselves once the box holds text.
     """
 
-    def __init__(self, *, placeholder: str, id: str | None = None) -> None:
+    BINDINGS = [
+        Binding("up", "recall_previous", "Earlier question", show=False),
+        Binding("down", "recall_next", "Later question", show=False),
+    ]
+
+    def __init__(
+        self, *, placeholder: str, id: str | None = None, history: History | None = None
+    ) -> None:
         super().__init__(placeholder=placeholder, id=id, compact=True)
         self.shortcuts: frozenset[str] = frozenset({"?"})
+        self.history = history if history is not None else History()
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         if not self.value and character in self.shortcuts:
             return False
         return super().check_consume_key(key, character)
+
+    def action_recall_previous(self) -> None:
+        """Show the question asked before the one shown."""
+        self._recall(self.history.previous(self.value))
+
+    def action_recall_next(self) -> None:
+        """Show the question asked after the one shown, or what was being typed."""
+        self._recall(self.history.next())
+
+    def _recall(self, question: str | None) -> None:
+        if question is not None:
+            self.value = question
+            self.cursor_position = len(question)

@@ -1,0 +1,104 @@
+"""The questions asked earlier, recalled with Up and Down in the question box as in a shell.
+
+The history is kept across launches in a small file (one JSON string a line, newest
+last). Each question asked rewrites it whole through a temporary file and a rename, so
+a crash or a second docsagent never leaves half a file; what another docsagent added in
+the meantime is read back first and kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+MAX_QUESTIONS = 500
+
+
+class History:
+    """Earlier questions, oldest first, and where Up and Down have got to among them.
+
+    `path` is the file that keeps them (None: this launch only). Like a shell, Up from
+    the question being typed keeps it as a draft, and Down past the newest brings it back.
+    """
+
+    def __init__(self, path: Path | None = None, *, limit: int = MAX_QUESTIONS) -> None:
+        self.path = path
+        self.limit = limit
+        self.questions: list[str] = _read(path) if path is not None else []
+        self._position = len(self.questions)  # len(questions): at the draft
+        self._draft = ""
+
+    def add(self, question: str) -> str | None:
+        """Remember `question` (not twice in a row); a line for the user if it cannot be saved."""
+        self._position, self._draft = len(self.questions), ""
+        question = question.strip()
+        if not question:
+            return None
+        questions = _read(self.path) if self.path is not None else self.questions
+        if not questions or questions[-1] != question:
+            questions.append(question)
+        self.questions = questions[-self.limit :]
+        self._position = len(self.questions)
+        if self.path is None:
+            return None
+        try:
+            _write(self.path, self.questions)
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            return f"the question history was not saved: {reason}: {self.path}"
+        return None
+
+    def previous(self, current: str) -> str | None:
+        """The question before the one shown (`current` kept as the draft); None at the oldest."""
+        if self._position == 0:
+            return None
+        if self._position == len(self.questions):
+            self._draft = current
+        self._position -= 1
+        return self.questions[self._position]
+
+    def next(self) -> str | None:
+        """The question after the one shown, or the draft past the newest; None at the draft."""
+        if self._position >= len(self.questions):
+            return None
+        self._position += 1
+        if self._position == len(self.questions):
+            return self._draft
+        return self.questions[self._position]
+
+
+def _read(path: Path | None) -> list[str]:
+    """The questions in `path`; a missing or unreadable file is an empty history."""
+    if path is None:
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    questions: list[str] = []
+    for line in lines:
+        try:
+            question = json.loads(line)
+        except ValueError:
+            continue  # a damaged line is skipped, the rest still recalled
+        if isinstance(question, str) and question.strip():
+            questions.append(question)
+    return questions
+
+
+def _write(path: Path, questions: list[str]) -> None:
+    """Replace `path` with `questions` at once: a temporary file beside it, then a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions)
+    handle, temporary = tempfile.mkstemp(prefix=".history-", dir=path.parent)  # mode 0600
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
