@@ -359,6 +359,7 @@ class TraceSummary:
     question: str
     model: str
     outcome: str = "interrupted"
+    docs: str = ""  # the docs folder the run answered from, as the header gives it
 
 
 def _summary(path: Path) -> TraceSummary:
@@ -373,11 +374,13 @@ def _summary(path: Path) -> TraceSummary:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         return TraceSummary(path, "?", "?", "not a trace")
     question, model = header.get("question", "?"), header.get("model", "?")
+    docs = header.get("docs", "")
     return TraceSummary(
         path,
         question if isinstance(question, str) else "?",
         model if isinstance(model, str) else "?",
         outcome,
+        docs if isinstance(docs, str) else "",
     )
 
 

@@ -23,5 +23,7 @@ def test_recent_traces_newest_first_with_question_model_and_outcome(tmp_path: Pa
         ("interrupted.jsonl", "What is the default timeout?", "scripted", "interrupted"),
         ("junk.jsonl", "?", "?", "not a trace"),
     ]
-    assert recent_traces(tmp_path, limit=1)[0].path.name == "answered.jsonl"
+    newest = recent_traces(tmp_path, limit=1)
+    assert [(t.path.name, t.docs) for t in newest] == [("answered.jsonl", "docs")]
+    assert recent_traces(tmp_path)[-1].docs == ""
     assert recent_traces(tmp_path / "missing") == []

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import threading
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from agent.config import Config
 from agent.errors import AuthenticationError
@@ -357,3 +358,26 @@ async def test_up_and_down_recall_questions_from_an_earlier_launch(
         await pilot.press("up")
         assert box.value == "how do I disable it?"
     assert History(history).questions == ["default timeout?", "how do I disable it?"]
+
+
+async def test_recent_traces_say_which_docs_folder_each_run_used(
+    make_session: SessionFactory, config: Config
+) -> None:
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "answered.jsonl"
+    header, *rest = fixture.read_text(encoding="utf-8").splitlines(keepends=True)
+    config.trace_dir.mkdir(parents=True)
+    for name, docs in [("a", "/home/me/shared/corpora/httpx-docs"), ("b", "/srv/manual")]:
+        fields = {**json.loads(header), "docs": docs}
+        text = json.dumps(fields) + "\n" + "".join(rest)
+        (config.trace_dir / f"{name}.jsonl").write_text(text, encoding="utf-8")
+    session, _ = make_session([])
+    app = chat_app(session, config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TracePicker))
+        options = app.screen.query_one(OptionList)
+        shown = sorted(str(options.get_option_at_index(i).prompt) for i in range(2))
+        assert [line.split("\n")[1] for line in shown] == [
+            "a.jsonl · scripted · …/me/shared/corpora/httpx-docs · answered",
+            "b.jsonl · scripted · /srv/manual · answered",
+        ]

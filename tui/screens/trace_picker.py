@@ -14,7 +14,9 @@ from textual.widgets.option_list import Option
 
 from agent import TraceSummary, recent_traces
 from tui.outcomes import outcome_label
-from tui.render import shown
+from tui.render import elide_left, shown
+
+DOCS_WIDTH = 32
 
 
 class TracePicker(ModalScreen[Path | None]):
@@ -58,4 +60,19 @@ class TracePicker(ModalScreen[Path | None]):
 
 
 def _details(trace: TraceSummary) -> str:
-    return f"{trace.path.name} · {trace.model} · {outcome_label(trace.outcome)}"
+    """The trace's file, model, docs folder (its end, where runs differ) and how it ended."""
+    docs = f" · {_folder(trace.docs, DOCS_WIDTH)}" if trace.docs else ""
+    return f"{trace.path.name} · {trace.model}{docs} · {outcome_label(trace.outcome)}"
+
+
+def _folder(path: str, width: int) -> str:
+    """`path` within `width` characters, keeping its last whole parts: `…/corpora/httpx-docs`."""
+    if len(path) <= width:
+        return path
+    parts = path.replace("\\", "/").rstrip("/").split("/")
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(f"…/{part}/{kept}") > width:
+            break
+        kept = f"{part}/{kept}"
+    return elide_left(f"…/{kept}", width)
