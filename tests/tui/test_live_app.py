@@ -381,3 +381,29 @@ async def test_recent_traces_say_which_docs_folder_each_run_used(
             "a.jsonl · scripted · …/me/shared/corpora/httpx-docs · answered",
             "b.jsonl · scripted · /srv/manual · answered",
         ]
+
+
+async def test_home_shows_the_question_whatever_has_the_focus(
+    make_session: SessionFactory, config: Config
+) -> None:
+    answer = "Five seconds:\n\n```python\n" + "\n".join(f"x{n} = {n}" for n in range(30)) + "\n```"
+    session, _ = make_session([*timeout_script()[:2], reply(answer)])
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        messages = app.screen.query_one(MessageList)
+        question = next(w for w in app.screen.query(EntryLine) if w.has_class("user"))
+        await until(pilot, lambda: messages.scroll_y == messages.max_scroll_y > 20)
+        box = app.screen.query_one(QuestionInput)
+        await pilot.press(*"abc", "home")  # in the question box: the cursor moves
+        assert box.cursor_position == 0 and messages.scroll_y == messages.max_scroll_y
+        cards = list(app.screen.query(ToolCard))
+        for widget in (messages, cards[0], cards[-1]):
+            widget.focus()
+            await pilot.pause()  # focusing scrolls the widget into view first
+            await pilot.press("end")
+            await until(pilot, lambda: messages.scroll_y == messages.max_scroll_y)
+            await pilot.press("home")
+            await pilot.pause()
+            assert messages.scroll_y == 0  # at once: no animation for later output to upset
+            assert question.region.y > 0 and messages.region.contains_region(question.region)

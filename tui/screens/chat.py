@@ -60,6 +60,10 @@ class ChatScreen(TraceScreen):
         Binding("1", "example(0)", "Example", show=False, priority=True),
         Binding("2", "example(1)", "Example", show=False, priority=True),
         Binding("3", "example(2)", "Example", show=False, priority=True),
+        # Priority, so a focused card or code block does not scroll itself instead; not
+        # while typing, where they move the cursor.
+        Binding("home", "top", "Top", show=False, priority=True),
+        Binding("end", "bottom", "Bottom", show=False, priority=True),
     ]
 
     def __init__(
@@ -174,6 +178,8 @@ class ChatScreen(TraceScreen):
             return (
                 not self.state.entries and isinstance(number, int) and number < len(self.examples)
             )
+        if action in ("top", "bottom"):  # in the question box they move the cursor
+            return not isinstance(self.focused, Input)
         return True
 
     def action_example(self, number: int) -> None:
@@ -241,6 +247,14 @@ class ChatScreen(TraceScreen):
         self.action_cancel()
         self.conversation.reset()
         self.query_one(Input).focus()
+
+    def action_top(self) -> None:
+        """Scroll to the start of the conversation (the first question)."""
+        self.query_one(MessageList).to_top()
+
+    def action_bottom(self) -> None:
+        """Scroll to the newest entry and follow the run again."""
+        self.query_one(MessageList).to_bottom()
 
     def action_open_trace(self) -> None:
         """Pick a recent trace and replay it."""

@@ -124,6 +124,14 @@ class MessageList(VerticalScroll):
         self.expanded.clear()
         self.show(())
 
+    def to_top(self) -> None:
+        """Show the start of the conversation: its first entry, at once (no animation)."""
+        self.scroll_home(animate=False, immediate=True)
+
+    def to_bottom(self) -> None:
+        """Show the newest entry and follow new ones again."""
+        self.anchor()
+
     def focused_card(self) -> ToolCard | None:
         """The tool card that has focus, if any."""
         focused = self.screen.focused
