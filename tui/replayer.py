@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
+from typing import Literal
 
-from agent import Event
+from agent import Event, ModelRequested, ToolCallFinished
 from tui.state import ViewState, cut_short, reduce, reduce_all
+
+Unit = Literal["step", "tool", "answer"]
+"""What a replay can step by besides single events: a whole model step (up to the next
+request to the model), a tool call with its result, or the answer (the end)."""
 
 CHECKPOINT_EVERY = 256
 MAX_GAP_S = 1.0  # long pauses in the recording are clamped to this (before speed)
@@ -29,6 +35,7 @@ class Replayer:
         self.position = 0
         self.state = ViewState()
         self._checkpoints: dict[int, ViewState] = {0: self.state}
+        self._stops: dict[Unit, list[int]] = {}
 
     @property
     def total(self) -> int:
@@ -63,6 +70,31 @@ class Replayer:
             if stop % CHECKPOINT_EVERY == 0:
                 self._checkpoints[stop] = self.state
         return self.shown
+
+    def stops(self, unit: Unit) -> list[int]:
+        """The positions a step by `unit` lands on, in order; the end is always one."""
+        if unit not in self._stops:
+            events = self.events
+            if unit == "step":  # just before each later request: the step before it is whole
+                requests = [i for i, e in enumerate(events) if isinstance(e, ModelRequested)]
+                found = requests[1:]
+            elif unit == "tool":  # just after each call's result
+                found = [i + 1 for i, e in enumerate(events) if isinstance(e, ToolCallFinished)]
+            else:
+                found = []
+            self._stops[unit] = sorted({*found, self.total})
+        return self._stops[unit]
+
+    def next_stop(self, unit: Unit) -> int:
+        """The first position after the current one that `unit` stops at (the end at most)."""
+        stops = self.stops(unit)
+        return stops[min(bisect.bisect_right(stops, self.position), len(stops) - 1)]
+
+    def previous_stop(self, unit: Unit) -> int:
+        """The last position before the current one that `unit` stops at (the start at least)."""
+        stops = self.stops(unit)
+        index = bisect.bisect_left(stops, self.position)
+        return stops[index - 1] if index > 0 else 0
 
     def next_delay(self) -> float:
         """Seconds to wait before the next event at the current speed."""

@@ -5,13 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from agent.config import Config
-from agent.trace import read_trace
+from agent.events import TextDelta
+from agent.testing import reply
+from agent.trace import Trace, read_trace
 from tests.tui.conftest import SessionFactory, big_trace, timeout_script, until
 from tui.app import DocsAgentApp, replay_app
 from tui.screens.replay import ReplayScreen
-from tui.state import reduce_all
+from tui.state import TurnEntry, ViewState, reduce_all
 from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.message_list import MessageList
@@ -124,3 +127,66 @@ async def test_stepping_back_and_forth_faster_than_widgets_mount() -> None:
         in_dom = [w for w in messages.children if isinstance(w, (EntryLine, TurnView))]
         assert in_dom == messages.shown
         assert str(messages.query_one("#pruned").render()) == "… 53 earlier entries not shown"
+
+
+def streamed_trace(make_session: SessionFactory) -> Trace:
+    """A recorded run of three steps (three tool calls) whose long answer streamed in pieces."""
+    answer = " ".join(f"The default timeout is five seconds ({n})." for n in range(20))
+    script = [*timeout_script()[:2], reply(answer + " (advanced/timeouts.md:3-3)")]
+    session, _ = make_session(script, stream=True)
+    list(session.ask("timeout?"))
+    assert session.last_trace is not None
+    return read_trace(session.last_trace)
+
+
+async def presses_to_the_answer(pilot: Pilot[int], key: str) -> list[ViewState]:
+    """Press `key` from the start until the answer shows; the state after each press."""
+    screen = replay(pilot.app)  # type: ignore[arg-type]
+    await pilot.press("home")
+    seen: list[ViewState] = []
+    while screen.state.run != "answered":
+        assert len(seen) < 500, "never reached the answer"
+        await pilot.press(key)
+        seen.append(screen.state)
+    return seen
+
+
+async def test_stepping_by_step_tool_call_and_answer(make_session: SessionFactory) -> None:
+    trace = streamed_trace(make_session)
+    deltas = sum(isinstance(e, TextDelta) for e in trace.events)
+    assert deltas > 50
+    app = replay_app(trace, path=Path("run.jsonl"), step=True, speed=0.01)  # plays slowly
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        by_step = await presses_to_the_answer(pilot, "s")
+        assert [s.step for s in by_step] == [1, 2, 3]  # one press per model step
+        first = by_step[0].entries[-1]  # step 1 whole: its text and both results
+        assert isinstance(first, TurnEntry) and first.text == "Let me search."
+        assert not first.streaming and not any(c.running for c in first.cards)
+        by_call = await presses_to_the_answer(pilot, "t")
+        assert [s.tool_calls for s in by_call] == [1, 2, 3, 3]  # parallel calls: one press each
+        assert len(await presses_to_the_answer(pilot, "a")) == 1
+        await pilot.press("home", "right", "right")  # the arrows still step one event
+        assert replay(app).replayer.position == 2  # (of over 50 to the answer)
+        screen = replay(app)
+        await pilot.press("a", "S")
+        assert screen.replayer.position == screen.replayer.stops("step")[-2]
+        assert screen.state.step == 2 and screen.state.run == "running tool"
+        await pilot.press("T", "T")
+        assert screen.state.tool_calls == 2 and not screen.playing
+        await pilot.press("a", "space")  # at the end, space plays again from the start
+        assert screen.playing and screen.replayer.position < len(trace.events)
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running)
+
+
+async def test_the_footer_shows_the_stepping_keys(make_session: SessionFactory) -> None:
+    app = replay_app(streamed_trace(make_session), path=Path("run.jsonl"), step=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        bindings = app.active_bindings.items()
+        shown = {(key, b.binding.description) for key, b in bindings if b.binding.show}
+        assert {("space", "Play"), ("s", "Step"), ("t", "Tool"), ("a", "Answer")} <= shown
+        assert {("right", "Event"), ("left", "Back")} <= shown
+        every = {b.binding.action for b in app.active_bindings.values()}
+        assert {"previous('step')", "previous('tool')", "app.quit", "faster"} <= every

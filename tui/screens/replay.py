@@ -12,7 +12,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from agent import Trace
-from tui.replayer import Replayer
+from tui.replayer import Replayer, Unit
 from tui.screens.base import Command, TraceScreen
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.key_footer import KeyFooter
@@ -35,20 +35,26 @@ def _warning(trace: Trace) -> str:
 
 
 class ReplayScreen(TraceScreen):
-    """Plays a `Trace` with its own timing; space, arrows, +/- and home/end drive it."""
+    """Plays a `Trace` with its own timing; steps by event, model step, tool call, to the answer."""
 
     CSS_PATH = "replay.tcss"
     # Priority, so the focused message list does not take them for scrolling.
     BINDINGS = [
         Binding("space", "play_pause", "Play", priority=True),
-        Binding("right,l", "forward", "Step", priority=True),
-        Binding("left,h", "back", "Back", priority=True),
-        Binding("plus,equals_sign", "faster", "Faster", key_display="+", priority=True),
-        Binding("minus", "slower", "Slower", key_display="-", priority=True),
+        Binding("s", "next('step')", "Step", priority=True, tooltip="The next model step, whole"),
+        Binding("t", "next('tool')", "Tool", priority=True, tooltip="The next tool call's result"),
+        Binding("a", "next('answer')", "Answer", priority=True, tooltip="The answer (the end)"),
+        Binding("right,l", "forward", "Event", priority=True, tooltip="One event (a word) forward"),
+        Binding("left,h", "back", "Back", priority=True, tooltip="One event back"),
+        Binding("S", "previous('step')", "Step back", priority=True, show=False),
+        Binding("T", "previous('tool')", "Tool back", priority=True, show=False),
+        Binding("plus,equals_sign", "faster", "Faster", key_display="+", priority=True, show=False),
+        Binding("minus", "slower", "Slower", key_display="-", priority=True, show=False),
         Binding("home", "start", "Start", priority=True, show=False),
         Binding("end", "end", "End", priority=True, show=False),
-        Binding("ctrl+y", "copy", "Copy"),
+        Binding("ctrl+y", "copy", "Copy", show=False),
         Binding("ctrl+s", "export", "Export"),
+        Binding("q", "app.quit", "Quit", priority=True, show=False),
         Binding("escape", "close", "Chat"),
     ]
 
@@ -145,6 +151,16 @@ class ReplayScreen(TraceScreen):
         self._pause()
         self._go(self.replayer.position + 1)
 
+    def action_next(self, unit: Unit) -> None:
+        """Forward to the next step, tool call or the answer."""
+        self._pause()
+        self._go(self.replayer.next_stop(unit))
+
+    def action_previous(self, unit: Unit) -> None:
+        """Back to the previous step or tool call."""
+        self._pause()
+        self._go(self.replayer.previous_stop(unit))
+
     def action_back(self) -> None:
         """One event back."""
         self._pause()
@@ -204,8 +220,17 @@ class ReplayScreen(TraceScreen):
 
     def commands(self) -> Iterator[Command]:
         yield ("Play/pause", "Play or pause the replay (space)", self.action_play_pause)
-        yield ("Step forward", "One event forward (right, l)", self.action_forward)
-        yield ("Step back", "One event back (left, h)", self.action_back)
+        yield ("Next step", "The next model step, whole (s)", lambda: self.action_next("step"))
+        yield ("Previous step", "Back one model step (S)", lambda: self.action_previous("step"))
+        yield ("Next tool call", "The next call's result (t)", lambda: self.action_next("tool"))
+        yield (
+            "Previous tool call",
+            "Back one tool call (T)",
+            lambda: self.action_previous("tool"),
+        )
+        yield ("Answer", "Jump to the answer, the end (a)", lambda: self.action_next("answer"))
+        yield ("Event forward", "One event (a word) forward (right, l)", self.action_forward)
+        yield ("Event back", "One event back (left, h)", self.action_back)
         yield ("Faster", "Double the speed (+)", self.action_faster)
         yield ("Slower", "Halve the speed (-)", self.action_slower)
         yield ("Jump to start", "Back to the first event (home)", self.action_start)
