@@ -169,5 +169,6 @@ async def test_ctrl_n_mid_run(make_session: SessionFactory, config: Config) -> N
         await pilot.press("ctrl+n")
         await until(pilot, lambda: bool(shown) and chat(app).state.runs == 0)
         assert texts(app) == [] and session.history == []
+        assert chat(app).reset_note == "cancelled the running question; new conversation"
     assert [state.run for state in shown] == ["cancelled"]
     assert replayed(session) == shown[0]
