@@ -45,7 +45,7 @@ class ReplayScreen(TraceScreen):
         Binding("t", "next('tool')", "Tool", priority=True, tooltip="The next tool call's result"),
         Binding("a", "next('answer')", "Answer", priority=True, tooltip="The answer (the end)"),
         Binding("right,l", "forward", "Event", priority=True, tooltip="One event (a word) forward"),
-        Binding("left,h", "back", "Back", priority=True, tooltip="One event back"),
+        Binding("left,h", "back", "Back", priority=True, show=False, tooltip="One event back"),
         Binding("S", "previous('step')", "Step back", priority=True, show=False),
         Binding("T", "previous('tool')", "Tool back", priority=True, show=False),
         Binding("plus,equals_sign", "faster", "Faster", key_display="+", priority=True, show=False),
