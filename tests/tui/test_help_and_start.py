@@ -111,6 +111,11 @@ async def test_the_help_lists_the_keys_of_both_views_and_the_trace_folder(tmp_pa
             "Enter on a card",
             "Space",
             "→ or l",
+            "s The next model step, whole",
+            "t The next tool call's result",
+            "a The answer",
+            "↑ in the box Show the question asked before",
+            "Home Scroll to the start of the conversation",
             "tool calls",
             f"saved as a trace in {tmp_path / 'traces'}",
         ):

@@ -241,7 +241,7 @@ class ChatScreen(TraceScreen):
             self.conversation.cancel()
 
     def action_new(self) -> None:
-        """Start afresh: a running question is cancelled first, and the notice line says so."""
+        """Start a fresh conversation (a running question is cancelled, and the notice says so)."""
         if self.state.busy:
             self._cancelled_for_new = True
         self.action_cancel()

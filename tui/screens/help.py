@@ -17,6 +17,7 @@ from tui.keys import KeyRow, key_name, key_rows
 from tui.render import shown
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen
+from tui.widgets.question_input import QuestionInput
 from tui.widgets.tool_card import ToolCard
 
 STATUS_BAR: list[KeyRow] = [
@@ -62,6 +63,7 @@ class HelpScreen(ModalScreen[None]):
         ]
         asking = [
             ("Enter", "Ask the question typed in the box (a follow-up continues the chat)"),
+            *key_rows(QuestionInput, where=" in the box"),
             *key_rows(ChatScreen),
             *key_rows(ToolCard, where=" on a card"),
             ("Tab / shift+Tab", "Move the focus between the question box and the cards"),
