@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -28,6 +30,10 @@ from tui.settings import Settings, load_settings, save_settings
 from tui.terminal import visible
 
 HELP_TIP = "Show this help (? only when not typing a question)"
+
+
+EXIT_GRACE_S = 3.0
+"""After SIGTERM or SIGHUP, how long the shutdown may take before the process just ends."""
 
 
 class DocsAgentApp(App[int]):
@@ -143,7 +149,16 @@ class DocsAgentApp(App[int]):
         self._on_stop_signals(None)
 
     def _stop_signalled(self, number: int) -> None:
-        self.exit(return_code=128 + number)
+        code = 128 + number
+        for screen in self.screen_stack:  # traces first: the terminal may be gone already
+            if isinstance(screen, TraceScreen):
+                screen.stop()
+        # A terminal that hung up can stall Textual's last writes to it: the traces are
+        # closed, so after a grace period the process ends whatever the shutdown is doing.
+        watchdog = threading.Timer(EXIT_GRACE_S, os._exit, (code,))
+        watchdog.daemon = True
+        watchdog.start()
+        self.exit(return_code=code)
 
     def _on_stop_signals(self, handler: Callable[[int], None] | None) -> None:
         """SIGTERM and SIGHUP (the terminal closed) quit as ctrl+q does: a run's trace is closed."""

@@ -37,6 +37,9 @@ class TraceScreen(Screen[None]):
         self._render_pending = False
         self._render_timer: Timer | None = None
 
+    def stop(self) -> None:
+        """Stop what the screen runs in the background (quitting); its traces are closed."""
+
     def schedule_render(self, *, within: float = 0.0) -> None:
         """Render the state once the queued messages are handled, or `within` seconds."""
         if within > 0.0:
@@ -51,7 +54,8 @@ class TraceScreen(Screen[None]):
         if self._render_timer is not None:
             self._render_timer.stop()
             self._render_timer = None
-        self.render_state()
+        if self.is_attached:  # not while the app is taking the screen down (quitting)
+            self.render_state()
 
     def render_state(self) -> None:
         """Show `self.state` in the widgets."""

@@ -190,6 +190,9 @@ class ChatScreen(TraceScreen):
         self.ask(message.question)
 
     def on_unmount(self) -> None:
+        self.stop()
+
+    def stop(self) -> None:
         self._index_stop.set()
         self.conversation.close()  # the worker thread ends and the run's trace is closed
 

@@ -81,8 +81,8 @@ class MessageList(VerticalScroll):
         widget, or given a new widget when its kind changed. Going back (replay) keeps
         the widgets of the entries that are still there.
         """
-        if entries is self.entries:
-            return
+        if entries is self.entries or not self.is_attached:
+            return  # (detached: the app is closing, and nothing more will be seen)
         old, widgets, first = self.entries, self._widgets, self.first_shown
         start = max(len(entries) - self.limit, 0)
         if old and entries and entries[0] is old[0]:
