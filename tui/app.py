@@ -47,15 +47,9 @@ class DocsAgentApp(App[int]):
     TITLE = "docsagent"
     BINDINGS = [
         Binding("f1", "help", "Help", key_display="F1", priority=True, tooltip=HELP_TIP),
-        # The question box types `?` unless it is empty (QuestionInput).
-        Binding(
-            "question_mark",
-            "help",
-            "Help",
-            show=False,
-            priority=True,
-            tooltip=HELP_TIP,
-        ),
+        # Not priority: the question box types `?` unless it is empty (QuestionInput), which
+        # it can only know once it has taken the keys typed before (a fast typist, a paste).
+        Binding("question_mark", "help", "Help", show=False, tooltip=HELP_TIP),
         Binding(
             "ctrl+q",
             "quit",

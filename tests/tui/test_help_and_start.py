@@ -170,6 +170,24 @@ async def test_a_digit_in_a_question_is_typed(tmp_path: Path) -> None:
         assert chat(app).query_one(Input).value == "a1" and chat(app).state.runs == 0
 
 
+async def test_a_burst_of_typing_is_typed_whole_even_with_digits_and_a_question_mark(
+    tmp_path: Path,
+) -> None:
+    from textual import events
+    from textual.keys import _character_to_key
+
+    app = guide_app(tmp_path)
+    typed = "Explain http2 and 3 for me?"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await examples_shown(pilot, app)
+        for character in typed:  # all queued at once, as a fast typist or a terminal paste
+            app.post_message(events.Key(_character_to_key(character), character))
+        box = chat(app).query_one(Input)
+        await until(pilot, lambda: box.value == typed)
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen) and chat(app).state.runs == 0
+
+
 async def test_standing_notices_go_under_the_header_and_toasts_stay_off_dialogs(
     tmp_path: Path,
 ) -> None:

@@ -56,10 +56,11 @@ class ChatScreen(TraceScreen):
         Binding("ctrl+o", "open_trace", "Traces"),
         Binding("ctrl+y", "copy", "Copy"),
         Binding("ctrl+s", "export", "Export"),
-        # Priority, and the question box leaves them to the bindings while empty (QuestionInput).
-        Binding("1", "example(0)", "Example", show=False, priority=True),
-        Binding("2", "example(1)", "Example", show=False, priority=True),
-        Binding("3", "example(2)", "Example", show=False, priority=True),
+        # Not priority: a key reaches these only once the question box has taken every key
+        # typed before it, and passed this one on because it was empty (QuestionInput).
+        Binding("1", "example(0)", "Example", show=False),
+        Binding("2", "example(1)", "Example", show=False),
+        Binding("3", "example(2)", "Example", show=False),
         # Priority, so a focused card or code block does not scroll itself instead; not
         # while typing, where they move the cursor.
         Binding("home", "top", "Top", show=False, priority=True),

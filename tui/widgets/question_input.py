@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.widgets import Input
 
@@ -31,6 +32,13 @@ class QuestionInput(Input):
         if not self.value and character in self.shortcuts:
             return False
         return super().check_consume_key(key, character)
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Decided here, in the order keys were typed, not when the app first sees the key:
+        # a burst of typing reaches the app before this box has taken any of it.
+        # (Textual calls Input's own handler after this one, unless the default is prevented.)
+        if not self.value and event.character in self.shortcuts:
+            event.prevent_default()  # not typed: it goes on to the screen's and app's bindings
 
     def action_recall_previous(self) -> None:
         """Show the question asked before the one shown."""
