@@ -118,7 +118,7 @@ class OfflineModel:
         best, read = hits[0], shown[0]
         lines = [read.lines[n] for n in range(read.start, read.end + 1)]
         first, last = quote_range(lines, read.start, terms)
-        quoted = lines[first - read.start : last - read.start + 1]
+        quoted = _without_heading(lines[first - read.start : last - read.start + 1])
         trail = " > ".join(best.headings)
         where = f"`{read.path}`" + (f" ({trail})" if trail else "")
         parts = [
@@ -160,3 +160,11 @@ def _since_question(messages: Sequence[Message]) -> tuple[str, list[Call]]:
                 arguments = {}
             made.append((call.name, arguments if isinstance(arguments, dict) else {}))
     return question, made
+
+
+def _without_heading(lines: list[str]) -> list[str]:
+    """The quote without its leading heading lines: the answer names the heading already."""
+    body = list(lines)
+    while body and (not body[0].strip() or body[0].lstrip().startswith("#")):
+        body.pop(0)
+    return body or lines

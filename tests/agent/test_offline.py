@@ -103,7 +103,6 @@ def test_searches_reads_then_quotes_the_whole_list_and_cites_what_it_read(gizmo:
     ]
     assert answer == (
         "According to `guide/retries.md` (Retries > Retry strategies):\n\n"
-        "> ## Retry strategies\n>\n"
         "> There are three different retry strategies. These are **fixed**, **linear**\n"
         "> and **exponential** backoff.\n>\n"
         "> * The **fixed** strategy waits the same time between attempts.\n"
