@@ -517,16 +517,21 @@ def rerun(
 
     try:
         loaded = read_trace(trace)
-        folder = docs or Path(str(loaded.header.get("docs") or "."))
+    except AgentError as exc:
+        raise _fail(explain(exc), EXIT_USAGE) from None
+    folder = docs or Path(str(loaded.header.get("docs") or "."))
+    try:
         corpus = Corpus.open(folder)
     except AgentError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        hint = "" if docs else " (the folder the run used); pass --docs DIR to check another"
+        raise _fail(explain(exc) + hint, EXIT_USAGE) from None
     report = rerun_trace(loaded, corpus)
+    answered = any(isinstance(e, RunFinished) and e.answer for e in loaded.events)
     terminal = Terminal()
     if as_json:
         terminal.say(json.dumps(dataclasses.asdict(report), default=str))
     else:
-        for line in rerun_lines(report):
+        for line in rerun_lines(report, answered=answered):
             terminal.say(line)
     raise typer.Exit(EXIT_OK if report.holds else 1)
 

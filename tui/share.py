@@ -24,13 +24,16 @@ def export_beside(trace: Path, format: ShareFormat) -> Path:
     return target
 
 
-def rerun_lines(report: RerunReport) -> list[str]:
-    """The report as lines for the terminal."""
+def rerun_lines(report: RerunReport, *, answered: bool = True) -> list[str]:
+    """The report as lines for the terminal (`answered`: whether the run ended with one)."""
     lines = [f"re-ran {len(report.calls)} tool calls against {report.docs}"]
     for call in report.calls:
         mark = "same" if call.same else "CHANGED"
         lines.append(f"[step {call.step}] {call.name}({call.arguments}) {mark}")
         lines += [f"    {row}" for row in call.diff]
+    if not answered:
+        lines.append("the run ended without an answer: only its tool calls were checked")
+        return lines
     if not report.citations:
         lines.append("the answer cites no lines")
     for citation in report.citations:

@@ -95,3 +95,26 @@ def test_rerun_command_exit_codes_and_docs_option(docs: Path, trace: Path, tmp_p
     assert "citation advanced/timeouts.md:3 CHANGED: line 3 now reads: Gone." in result.stdout
     missing = CliRunner().invoke(app, ["rerun", str(trace), "--docs", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "docs folder not found" in missing.stderr
+
+
+def test_rerun_says_how_to_point_at_the_docs_when_the_runs_folder_is_gone(
+    trace: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the trace's docs folder, if relative, is not here
+    lines = trace.read_text().splitlines()
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text("\n".join(line.replace(str(tmp_path), "gone") for line in lines) + "\n")
+    result = CliRunner().invoke(app, ["rerun", str(moved)])
+    assert result.exit_code == 2
+    assert result.stderr.rstrip().endswith("pass --docs DIR to check another")
+
+
+def test_rerun_of_a_run_without_an_answer_does_not_speak_of_one(
+    docs: Path, trace: Path, tmp_path: Path
+) -> None:
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(trace.read_text().splitlines()[:-1]) + "\n")  # no run_finished
+    result = CliRunner().invoke(app, ["rerun", str(cut), "--docs", str(docs)])
+    assert result.exit_code == 0, result.output
+    last = result.stdout.splitlines()[-1]
+    assert last == "the run ended without an answer: only its tool calls were checked"
