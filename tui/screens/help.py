@@ -24,9 +24,12 @@ STATUS_BAR: list[KeyRow] = [
     ("step 2/10", "the model call under way, and the step limit (--max-steps)"),
     ("3 tool calls", "the tools the agent has called for this question"),
     (
-        "1,204 in + 96 out",
-        "tokens sent to the model and received, in all so far; ≈ means estimated",
+        "1,204 in + 96 out = 1,300 tokens",
+        "tokens sent to the model and received, in all so far (on a narrow screen "
+        "1,204+96=1,300 tok); ≈ means estimated",
     ),
+    ("1 repeated call", "calls the model made again with the same arguments (not run again)"),
+    ("compacted: 3 results, −2,400 tok", "old tool results shortened to one-line stubs"),
     ("≈$0.0012", "the estimated cost, when the model's prices are known"),
     ("4.2 s", "time since the question was asked"),
     ("…/run.jsonl", "the trace of the latest question"),
