@@ -112,15 +112,14 @@ def _search(corpus: Corpus, paths: Sequence[str], keyword: str, found: _Found) -
     needle = keyword.lower().encode("utf-8", "surrogatepass")
     full = not keyword.isascii()  # only a keyword beyond ASCII needs docs fully folded
     room = MAX_HITS
-    for rel in paths:
-        try:
-            doc = corpus.doc(rel, full=full)
-        except Unreadable as exc:
-            found.unread.append(exc)
+    per_file, unread = found.per_file, found.unread
+    for rel, doc in zip(paths, corpus.docs(paths, full=full), strict=True):
+        if isinstance(doc, Unreadable):
+            unread.append(doc)
             continue
         count = count_lines(doc.folded, needle)
         if count:
-            found.per_file[rel] = count
+            per_file[rel] = count
             if room > 0:
                 found.shown.append((rel, hit_lines(doc.folded, needle, room)))
                 room -= len(found.shown[-1][1])

@@ -9,6 +9,7 @@ memory stay bounded by the doc's size, never by the number of matches.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -16,10 +17,13 @@ _BREAKS = re.compile("\r\n|\r")
 _BREAK_CHARS = "\r"
 """Line breaks as an editor numbers lines: `\n`, `\r\n` and `\r`; a form feed or U+2028
 stays inside its line, so a citation's line numbers are the ones `vim` or `less` shows."""
-_SPARSE = 8  # lines with matches counted one by one before the regex engine takes over
-CHUNK = 1 << 20  # bytes of whole lines counted at once when a doc has many matches
+_SPARSE = 8  # lines skipped one by one before whole windows of lines are counted
+CHUNK = 1 << 20  # bytes of whole lines counted at once
 MARK_FROM = 1 << 16  # a chunk this large and dense with matches is counted by marking
 _MARKERS = [bytes([b]) for b in (0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, 18, 19, 20)]
+_COMMON = b" etaoinsrhlcdumpfgwybv.,\n-_/:()kx'\"=`#*0123456789jqz"
+"""Bytes of docs (lower-cased) from the most common on; any other byte is rarer still."""
+_RARITY = [_COMMON.find(b) if b in _COMMON else len(_COMMON) for b in range(256)]
 _KEEP_ONLY = {m: bytes(b for b in range(256) if b not in (m[0], 10)) for m in _MARKERS}
 
 
@@ -67,35 +71,22 @@ def count_lines(
 ) -> int:
     """How many lines of `folded` hold `needle` (a needle without a line break).
 
-    Args:
-        folded: The text searched, lines ending in `\\n`.
-        needle: What a line must hold.
-        chunk: Bytes of whole lines counted at once when there are many matches.
-        mark_from: A chunk this large and dense with matches is counted by marking.
-    """
-    find = folded.find  # bound once: this loop runs for every doc on every search
-    count, pos = 0, find(needle)
-    while pos >= 0:  # a few matches: step from each to the next line's
-        count += 1
-        end = find(b"\n", pos)
-        if end < 0:
-            return count
-        if count == _SPARSE:
-            return count + _count_many(folded, needle, end + 1, chunk, mark_from)
-        pos = find(needle, end + 1)
-    return count
-
-
-def _count_many(folded: bytes, needle: bytes, start: int, chunk: int, mark_from: int) -> int:
-    """Lines holding `needle` from `start` on, counted in C a chunk of whole lines at a time.
-
     The regex engine finds one match per line (the pattern runs to the line's end) and,
     with an empty group, returns an empty bytes for each: memory stays bounded by the
     chunk. A large chunk dense with matches is counted by marking instead, which costs
     a few passes over the chunk however many matches it holds.
+
+    Args:
+        folded: The text searched, lines ending in `\\n`.
+        needle: What a line must hold.
+        chunk: Bytes of whole lines counted at once.
+        mark_from: A chunk this large and dense with matches is counted by marking.
     """
-    pattern = re.compile(re.escape(needle) + b"[^\n]*()")
-    count, size = 0, len(folded)
+    pattern = line_pattern(needle)
+    size = len(folded)
+    if size <= chunk and size < mark_from:  # a doc of common size: one call
+        return len(pattern.findall(folded))
+    count, start = 0, 0
     while start < size:
         stop = folded.find(b"\n", start + chunk) if start + chunk < size else -1
         stop = size if stop < 0 else stop + 1
@@ -105,6 +96,22 @@ def _count_many(folded: bytes, needle: bytes, start: int, chunk: int, mark_from:
             count += len(pattern.findall(folded, start, stop))
         start = stop
     return count
+
+
+@functools.lru_cache(maxsize=16)
+def line_pattern(needle: bytes) -> re.Pattern[bytes]:
+    """A regex matching once per line that holds `needle`: from its first match on the
+    line to the line's end, with an empty group (so `findall` makes no copies).
+
+    The regex engine looks for a pattern's literal start one byte at a time, so the
+    pattern starts at the needle's rarest byte and looks behind for the whole needle:
+    `timeout` is found as `meout(?<=timeout)`, which stops at every `m` rather than at
+    every `t`. Matching bytes behind the point reached is what a look-behind does, and
+    one match per line is kept because each runs on to the line's end.
+    """
+    at = max(range(len(needle)), key=lambda i: _RARITY[needle[i]])  # the first rarest
+    behind = b"(?<=" + re.escape(needle) + b")" if at else b""
+    return re.compile(re.escape(needle[at:]) + behind + b"[^\n]*()")
 
 
 def _count_marked(chunk: bytes, needle: bytes, pattern: re.Pattern[bytes]) -> int:

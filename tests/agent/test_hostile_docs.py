@@ -205,6 +205,32 @@ def test_a_doc_changed_mid_run_is_skipped_with_a_note_and_the_rest_searched(
     assert call(ctx, "grep_docs", {"keyword": "line", "path": swap.target})[1]
 
 
+@pytest.mark.parametrize("swap", SWAPS, ids=[s.name for s in SWAPS])
+def test_a_search_right_after_a_change_counts_nothing_from_the_cached_doc(
+    docs: Path, tmp_path: Path, swap: Swap
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(SECRET)
+    ctx = DocsContext(Corpus.open(docs, **dict(swap.options)))
+    call(ctx, "grep_docs", {"keyword": "line"})  # every doc read and cached
+    swap.change(docs / swap.target, outside)
+    if swap.needs_non_root:
+        skip_if_permissions_do_not_bind(docs / swap.target)
+    note = f"(skipped {swap.target}: {swap.reason})"
+    assert call(ctx, "grep_docs", {"keyword": "secret"}) == (
+        f"{note}\nno matches for 'secret' in 1 docs; try another keyword or call list_docs",
+        False,
+    )
+    output, error = call(ctx, "grep_docs", {"keyword": "line"})
+    if swap.target == "advanced/long.md":
+        assert (output, error) == (f"{note}\nguide.md:3: Intro line.", False)
+    else:
+        lines = output.splitlines()
+        assert not error and lines[0] == note
+        assert lines[1].startswith("(20 of 200 matches shown; per doc: advanced/long.md 200.")
+
+
 def test_a_doc_edited_mid_run_is_searched_as_it_is_now(docs: Path) -> None:
     ctx = DocsContext(Corpus.open(docs))
     assert call(ctx, "grep_docs", {"keyword": "forever"})[0].startswith("guide.md:8:")

@@ -27,12 +27,13 @@ def lines_holding(text: bytes, needle: bytes) -> list[int]:
 @pytest.mark.parametrize("chunk, mark_from", [(1, 1), (7, 1), (64, 1 << 16), (1 << 20, 1)])
 def test_counting_and_locating_agree_with_looking_at_every_line(chunk: int, mark_from: int) -> None:
     rng = random.Random(chunk)
-    alphabets = [b"ab\n", b"aab\n\n", b"a\n", bytes(range(32)) + b"ab"]
+    # "eqt": the needle's rarest byte anywhere in it, so the regex starts mid-needle
+    alphabets = [b"ab\n", b"aab\n\n", b"a\n", bytes(range(32)) + b"ab", b"eqt\n", b"eeq\n"]
     for _ in range(400):
         alphabet = rng.choice(alphabets)
         text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
         letters = alphabet.replace(b"\n", b"")
-        needle = bytes(rng.choice(letters) for _ in range(rng.randint(1, 3)))
+        needle = bytes(rng.choice(letters) for _ in range(rng.randint(1, 4)))
         expected = lines_holding(text, needle)
         counted = count_lines(text, needle, chunk=chunk, mark_from=mark_from)
         assert counted == len(expected), (text, needle)
@@ -95,6 +96,19 @@ def test_grep_is_case_insensitive_beyond_ascii(tmp_path: Path, keyword: str, hit
     ctx = DocsContext(Corpus.open(docs))
     outcome = docs_registry().call("grep_docs", f'{{"keyword": "{keyword}"}}', [ctx])
     assert (outcome.output, outcome.error) == (hit, False)
+
+
+def test_a_keyword_beyond_ascii_finds_capitals_in_a_doc_searched_before_for_ascii(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text("Straße\nÜBER alles\n")
+    ctx = DocsContext(Corpus.open(docs))
+    registry = docs_registry()
+    for keyword in ["alles", "über", "alles"]:  # cached with ASCII letters lowered, then all
+        outcome = registry.call("grep_docs", f'{{"keyword": "{keyword}"}}', [ctx])
+        assert (outcome.output, outcome.error) == ("notes.md:2: ÜBER alles", False)
 
 
 def test_grep_and_read_doc_number_lines_alike_whatever_the_line_breaks(tmp_path: Path) -> None:
