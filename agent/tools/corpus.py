@@ -55,7 +55,7 @@ class DocText:
 
 @dataclass(frozen=True)
 class Doc:
-    """What search keeps of a doc: its text lower-cased as UTF-8, line count and title.
+    """What search keeps of a doc: its text lower-cased as UTF-8, line count, title and file.
 
     `folded` has every letter lower-cased when `full` is set, else only the ASCII ones
     (enough for an ASCII keyword; see `textscan.fold`).
@@ -66,6 +66,8 @@ class Doc:
     full: bool
     lines: int
     title: str
+    file: bytes
+    """The file's path on disk, as the system takes it: its status is checked on every use."""
 
 
 class Corpus:
@@ -233,12 +235,12 @@ class Corpus:
         The same checks as `doc` (every file's status now against its cached key), with
         the lookups inlined: a search runs this for every doc in the folder.
         """
-        cached, files, stat = self._docs, self._files, os.stat
+        cached, stat = self._docs, os.stat
         for rel in paths:
             doc = cached.get(rel)
             if doc is not None and (doc.full or not full):
                 try:
-                    info = stat(files[rel])
+                    info = stat(doc.file)
                 except (OSError, ValueError):
                     info = None
                 if info is not None and doc.key == (  # sandbox.key_of, inlined
@@ -261,7 +263,8 @@ class Corpus:
         folded, full = fold(read.text)
         head = read.text.split("\n", TITLE_LINES)[:TITLE_LINES]
         title = first_heading(head, heading_style(rel))
-        return Doc(read.key, folded, full, line_count(folded), title)
+        file = os.fsencode(self._files[rel])
+        return Doc(read.key, folded, full, line_count(folded), title, file)
 
     def lines(self, rel: str, start: int, end: int) -> list[str]:
         """Lines `start` to `end` (1-based, inclusive) of a doc as it reads now: fewer if

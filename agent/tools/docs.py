@@ -12,7 +12,15 @@ from agent.tools.formats import skipped_summary
 from agent.tools.registry import ToolContext, ToolError, ToolRegistry
 from agent.tools.sandbox import Unreadable, printable
 from agent.tools.search import search_report
-from agent.tools.textscan import count_lines, has_break, hit_lines, line_count, lines_at
+from agent.tools.textscan import (
+    MARK_FROM,
+    count_lines,
+    has_break,
+    hit_lines,
+    line_count,
+    line_pattern,
+    lines_at,
+)
 
 MAX_HITS = 20
 MAX_FILES = 12
@@ -113,11 +121,13 @@ def _search(corpus: Corpus, paths: Sequence[str], keyword: str, found: _Found) -
     full = not keyword.isascii()  # only a keyword beyond ASCII needs docs fully folded
     room = MAX_HITS
     per_file, unread = found.per_file, found.unread
+    findall = line_pattern(needle).findall  # what count_lines does for a doc of common size
     for rel, doc in zip(paths, corpus.docs(paths, full=full), strict=True):
         if isinstance(doc, Unreadable):
             unread.append(doc)
             continue
-        count = count_lines(doc.folded, needle)
+        folded = doc.folded
+        count = len(findall(folded)) if len(folded) < MARK_FROM else count_lines(folded, needle)
         if count:
             per_file[rel] = count
             if room > 0:
