@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
-import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -20,14 +15,25 @@ from agent import (
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
     AgentError,
-    Citation,
     ConfigError,
-    DocsContext,
     Event,
     ModelError,
     RunFinished,
     Trace,
     TraceError,
+)
+from tui.asking import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    fail,
+    prepare_index,
+    refuse_to_replace,
+    report_run,
+    run_question,
+    set_apart,
+    stop_signals_interrupt,
+    warn,
 )
 from tui.command import DocsCommand, DocsGroup
 from tui.options import (
@@ -52,10 +58,6 @@ from tui.options import (
 from tui.outcomes import OUTCOMES
 from tui.terminal import Terminal
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
-STOP_SIGNALS = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
-"""Signals that stop `ask` as Ctrl+C does (the trace is closed); the exit code is 128 + N."""
-
 app = typer.Typer(
     name="docsagent",
     help="Answer questions from a documentation folder, and watch the agent work.",
@@ -65,11 +67,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     cls=DocsGroup,
 )
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    _warn(Terminal(), f"docsagent: {message}")
-    return typer.Exit(code)
 
 
 def _version(value: bool) -> None:
@@ -134,8 +131,8 @@ def tui(
 
 def _open_tui(options: Options, question: str | None) -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise _fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
-    _refuse_to_replace(options)
+        raise fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
+    refuse_to_replace(options)
     try:
         config, notice = make_config(options)
         from tui.app import run_tui
@@ -149,7 +146,7 @@ def _open_tui(options: Options, question: str | None) -> None:
             history=history_file(),
         )
     except ConfigError as exc:
-        raise _fail(explain(exc), EXIT_USAGE) from None
+        raise fail(explain(exc), EXIT_USAGE) from None
     raise typer.Exit(code)
 
 
@@ -193,205 +190,39 @@ def ask(
     try:
         question = read_question(question, sys.stdin, hint=Terminal().warn)
     except QuestionMissing as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     except KeyboardInterrupt:
-        raise _fail("interrupted", OUTCOMES["cancelled"].exit_code) from None
-    _refuse_to_replace(options)
+        raise fail("interrupted", OUTCOMES["cancelled"].exit_code) from None
+    refuse_to_replace(options)
     try:
         config, notice = make_config(options)
         folder = open_docs(config)
         agent = build_agent(config, docs=folder)
     except ConfigError as exc:
-        raise _fail(explain(exc), EXIT_USAGE) from None
+        raise fail(explain(exc), EXIT_USAGE) from None
     except ModelError as exc:
-        raise _fail(explain(exc), EXIT_ERROR) from None
+        raise fail(explain(exc), EXIT_ERROR) from None
     terminal = Terminal()
     if notice:
-        _warn(terminal, notice)
-    _prepare_index(folder, terminal)
+        warn(terminal, notice)
+    prepare_index(folder, terminal)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
     stopped_by: list[int] = []
+    events: list[Event] = []
     try:
-        with _stop_signals_interrupt(stopped_by):
-            finished = _run(session, question, terminal)
+        with stop_signals_interrupt(stopped_by):
+            finished = run_question(session, question, terminal, events)
     except ConfigError as exc:  # the trace cannot be written
-        raise _fail(explain(exc), EXIT_USAGE) from None
-    _report(
+        raise fail(explain(exc), EXIT_USAGE) from None
+    report_run(
         finished,
         session,
         terminal,
+        events=events,
         as_json=as_json,
         docs=config.docs,
         signum=next(iter(stopped_by), None),
     )
-
-
-def _refuse_to_replace(options: Options) -> None:
-    """Stop before anything runs when --trace names an existing file and --force is not given."""
-    path = options.trace
-    if path is not None and not options.force and os.path.lexists(path):
-        raise _fail(f"{path} already exists; pass --force to replace it", EXIT_USAGE)
-
-
-def _prepare_index(docs: DocsContext, terminal: Terminal) -> None:
-    """Bring the search index up to date, showing progress on a terminal."""
-    from tui.printer import IndexProgress
-
-    progress = IndexProgress(sys.stderr)
-    try:
-        report = docs.search_index().prepare(progress)
-    except KeyboardInterrupt:
-        raise _fail(
-            "interrupted while indexing the docs", OUTCOMES["cancelled"].exit_code
-        ) from None
-    finally:
-        progress.close()
-    if report.notice:
-        terminal.warn(f"docsagent: {report.notice}")
-
-
-@contextlib.contextmanager
-def _stop_signals_interrupt(received: list[int]) -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP interrupt like Ctrl+C; `received` gets the first."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        if not received:  # a second signal must not cut short the trace's last line
-            received.append(signum)
-            raise KeyboardInterrupt
-
-    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
-    if threading.current_thread() is not threading.main_thread():
-        numbers = []  # only the main thread may set handlers
-    previous = {number: signal.signal(number, interrupt) for number in numbers}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-def _run(session: Any, question: str, terminal: Terminal) -> RunFinished:
-    """Run the question, printing progress; returns the final event whatever happens."""
-    from agent import Totals
-    from tui.printer import ProgressPrinter
-    from tui.waiting import WaitingLine
-
-    status = WaitingLine(terminal)
-
-    def progress(line: str) -> None:
-        with status.writing():
-            terminal.warn(line)
-
-    printer = ProgressPrinter(progress, width=terminal.columns())
-    events = session.ask(question)
-    finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
-    error = unexpected = None
-    try:
-        with status:
-            for event in events:
-                status.observe(event)
-                printer(event)
-    except KeyboardInterrupt:
-        pass  # the session ends the trace as cancelled and stops the run
-    except AgentError as exc:  # the run's last event carries it; here we add the options
-        error = explain(exc)
-    except Exception as exc:  # a bug: one line and where the trace is, not a traceback
-        unexpected = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
-    finally:
-        events.close()
-    finished = session.last_finished or finished
-    if unexpected:  # a bug, not an interruption: the run failed
-        return dataclasses.replace(finished, stop_reason="error", error=unexpected)
-    return dataclasses.replace(finished, error=error) if error else finished
-
-
-def _report(
-    finished: RunFinished,
-    session: Any,
-    terminal: Terminal,
-    *,
-    as_json: bool,
-    docs: Path,
-    signum: int | None = None,
-) -> None:
-    from tui.printer import fold, summary_line
-
-    trace = str(session.last_trace) if session.last_trace else None
-    for line in fold(summary_line(finished, trace), terminal.columns()):
-        terminal.warn(line)
-    code = OUTCOMES[finished.stop_reason].exit_code
-    if signum is not None and finished.stop_reason == "cancelled":
-        name = signal.Signals(signum).name
-        finished = dataclasses.replace(finished, error=f"{STOP_SIGNALS[name]} ({name})")
-        code = 128 + signum
-    citations = _citations(finished, session.last_trace, docs)
-    unread = [c.label for c in citations if c.valid and not c.read]
-    if unread:
-        listed = ", ".join(unread)
-        _warn(terminal, f"docsagent: warning: the answer cites lines the run never read: {listed}")
-    if as_json or finished.answer is not None:
-        _set_apart(terminal)
-    if as_json:
-        terminal.say(json.dumps(_json_result(finished, trace, citations)))
-    elif finished.answer is not None:
-        terminal.answer(finished.answer)
-    if finished.error and finished.stop_reason != "answered":
-        _warn(terminal, f"docsagent: {finished.error}")
-    raise typer.Exit(code)
-
-
-def _warn(terminal: Terminal, text: str) -> None:
-    """A line on stderr, broken between words to fit a terminal (whole when piped)."""
-    from tui.printer import wrap
-
-    for line in wrap(text, terminal.columns()):
-        terminal.warn(line)
-
-
-def _set_apart(terminal: Terminal) -> None:
-    """A blank line between the summary and the answer, where both show on one screen."""
-    if terminal.out.isatty() and terminal.err.isatty():
-        terminal.warn("")
-
-
-def _citations(finished: RunFinished, trace: Path | None, docs: Path) -> list[Citation]:
-    """The answer's citations, checked against the docs and the saved trace's tool results."""
-    from agent import Corpus, find_citations, read_trace
-
-    if not finished.answer:
-        return []
-    events: list[Event] = []
-    if trace is not None:
-        with contextlib.suppress(AgentError):  # still checked against the docs
-            events = read_trace(trace).events
-    try:
-        corpus = Corpus.open(docs)
-    except AgentError:
-        return find_citations(finished.answer, None, events)
-    return find_citations(finished.answer, corpus, events)
-
-
-def _json_result(finished: RunFinished, trace: str | None, citations: list[Any]) -> dict[str, Any]:
-    from agent import is_decline
-
-    stats = finished.stats
-    return {
-        "answer": finished.answer,
-        "stop_reason": finished.stop_reason,
-        "declined": is_decline(finished, citations),
-        "citations": [c.to_dict() for c in citations],
-        "stats": {
-            "steps": stats.steps,
-            "tool_calls": stats.tool_calls,
-            "prompt_tokens": stats.usage.prompt_tokens,
-            "completion_tokens": stats.usage.completion_tokens,
-            "tokens_estimated": stats.usage.estimated,
-            "cost_usd": stats.cost_usd,
-            "elapsed_s": stats.elapsed_s,
-        },
-        "trace": trace,
-        "error": finished.error,
-    }
 
 
 @app.command("eval", cls=DocsCommand)
@@ -448,9 +279,9 @@ def eval_(
             notice=notice,
         )
     except ConfigError as exc:
-        raise _fail(explain(exc), EXIT_USAGE) from None
+        raise fail(explain(exc), EXIT_USAGE) from None
     except ModelError as exc:
-        raise _fail(explain(exc), EXIT_ERROR) from None
+        raise fail(explain(exc), EXIT_ERROR) from None
     raise typer.Exit(code)
 
 
@@ -478,12 +309,12 @@ def replay(
     try:
         loaded = read_trace(trace)
     except TraceError as exc:
-        raise _fail(explain(exc), EXIT_USAGE) from None
+        raise fail(explain(exc), EXIT_USAGE) from None
     if print_:
         _print_trace(loaded, Terminal())
         raise typer.Exit(EXIT_OK)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise _fail("replay needs a terminal; use --print to print the trace instead", EXIT_USAGE)
+        raise fail("replay needs a terminal; use --print to print the trace instead", EXIT_USAGE)
     from tui.app import run_replay
 
     code = run_replay(
@@ -518,13 +349,13 @@ def rerun(
     try:
         loaded = read_trace(trace)
     except AgentError as exc:
-        raise _fail(explain(exc), EXIT_USAGE) from None
+        raise fail(explain(exc), EXIT_USAGE) from None
     folder = docs or Path(str(loaded.header.get("docs") or "."))
     try:
         corpus = Corpus.open(folder)
     except AgentError as exc:
         hint = "" if docs else " (the folder the run used); pass --docs DIR to check another"
-        raise _fail(explain(exc) + hint, EXIT_USAGE) from None
+        raise fail(explain(exc) + hint, EXIT_USAGE) from None
     report = rerun_trace(loaded, corpus)
     answered = any(isinstance(e, RunFinished) and e.answer for e in loaded.events)
     terminal = Terminal()
@@ -559,11 +390,11 @@ def export(
     from agent import EXPORT_FORMATS, export_trace, read_trace
 
     if format not in EXPORT_FORMATS:
-        raise _fail(f"unknown format {format!r}: use {', '.join(EXPORT_FORMATS)}", EXIT_USAGE)
+        raise fail(f"unknown format {format!r}: use {', '.join(EXPORT_FORMATS)}", EXIT_USAGE)
     try:
         loaded = read_trace(trace)
     except TraceError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     text = export_trace(loaded, format)  # type: ignore[arg-type]
     if output is None:  # on the terminal (or through a pipe to it): made visible
         Terminal().say(text, end="")
@@ -571,7 +402,7 @@ def export(
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise _fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
+        raise fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     Terminal().warn(f"docsagent: wrote {output}")
 
 
@@ -585,7 +416,7 @@ def _print_trace(trace: Trace, terminal: Terminal) -> None:
             for line in fold(summary_line(event), terminal.columns()):
                 terminal.warn(line)
             if event.answer is not None:
-                _set_apart(terminal)
+                set_apart(terminal)
                 terminal.answer(event.answer)
     if trace.damaged_tail:
         terminal.warn("docsagent: the trace's last line is damaged (cut off); it was left out")

@@ -1,0 +1,196 @@
+"""`docsagent ask`'s run: progress while it runs, then the summary, answer and exit code."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from agent import AgentError, Citation, DocsContext, Event, RunFinished
+from tui.options import Options, explain
+from tui.outcomes import OUTCOMES
+from tui.terminal import Terminal
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
+STOP_SIGNALS = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
+"""Signals that stop `ask` as Ctrl+C does (the trace is closed); the exit code is 128 + N."""
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    warn(Terminal(), f"docsagent: {message}")
+    return typer.Exit(code)
+
+
+def refuse_to_replace(options: Options) -> None:
+    """Stop before anything runs when --trace names an existing file and --force is not given."""
+    path = options.trace
+    if path is not None and not options.force and os.path.lexists(path):
+        raise fail(f"{path} already exists; pass --force to replace it", EXIT_USAGE)
+
+
+def prepare_index(docs: DocsContext, terminal: Terminal) -> None:
+    """Bring the search index up to date, showing progress on a terminal."""
+    from tui.printer import IndexProgress
+
+    progress = IndexProgress(sys.stderr)
+    try:
+        report = docs.search_index().prepare(progress)
+    except KeyboardInterrupt:
+        raise fail("interrupted while indexing the docs", OUTCOMES["cancelled"].exit_code) from None
+    finally:
+        progress.close()
+    if report.notice:
+        terminal.warn(f"docsagent: {report.notice}")
+
+
+@contextlib.contextmanager
+def stop_signals_interrupt(received: list[int]) -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP interrupt like Ctrl+C; `received` gets the first."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        if not received:  # a second signal must not cut short the trace's last line
+            received.append(signum)
+            raise KeyboardInterrupt
+
+    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():
+        numbers = []  # only the main thread may set handlers
+    previous = {number: signal.signal(number, interrupt) for number in numbers}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def run_question(session: Any, question: str, terminal: Terminal, seen: list[Event]) -> RunFinished:
+    """Run the question, printing progress and keeping its events in `seen`; returns the
+    final event whatever happens."""
+    from agent import Totals
+    from tui.printer import ProgressPrinter
+    from tui.waiting import WaitingLine
+
+    status = WaitingLine(terminal)
+
+    def progress(line: str) -> None:
+        with status.writing():
+            terminal.warn(line)
+
+    printer = ProgressPrinter(progress, width=terminal.columns())
+    events = session.ask(question)
+    finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
+    error = unexpected = None
+    try:
+        with status:
+            for event in events:
+                seen.append(event)
+                status.observe(event)
+                printer(event)
+    except KeyboardInterrupt:
+        pass  # the session ends the trace as cancelled and stops the run
+    except AgentError as exc:  # the run's last event carries it; here we add the options
+        error = explain(exc)
+    except Exception as exc:  # a bug: one line and where the trace is, not a traceback
+        unexpected = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
+    finally:
+        events.close()
+    finished = session.last_finished or finished
+    if unexpected:  # a bug, not an interruption: the run failed
+        return dataclasses.replace(finished, stop_reason="error", error=unexpected)
+    return dataclasses.replace(finished, error=error) if error else finished
+
+
+def report_run(
+    finished: RunFinished,
+    session: Any,
+    terminal: Terminal,
+    *,
+    events: list[Event],
+    as_json: bool,
+    docs: Path,
+    signum: int | None = None,
+) -> None:
+    """The summary, the answer (or JSON) and the exit code, from the run's `events`."""
+    from tui.printer import fold, summary_line
+
+    trace = str(session.last_trace) if session.last_trace else None
+    for line in fold(summary_line(finished, trace), terminal.columns()):
+        terminal.warn(line)
+    code = OUTCOMES[finished.stop_reason].exit_code
+    if signum is not None and finished.stop_reason == "cancelled":
+        name = signal.Signals(signum).name
+        finished = dataclasses.replace(finished, error=f"{STOP_SIGNALS[name]} ({name})")
+        code = 128 + signum
+    citations = checked_citations(finished, events, docs)
+    unread = [c.label for c in citations if c.valid and not c.read]
+    if unread:
+        listed = ", ".join(unread)
+        warn(terminal, f"docsagent: warning: the answer cites lines the run never read: {listed}")
+    if as_json or finished.answer is not None:
+        set_apart(terminal)
+    if as_json:
+        terminal.say(json.dumps(json_result(finished, trace, citations)))
+    elif finished.answer is not None:
+        terminal.answer(finished.answer)
+    if finished.error and finished.stop_reason != "answered":
+        warn(terminal, f"docsagent: {finished.error}")
+    raise typer.Exit(code)
+
+
+def warn(terminal: Terminal, text: str) -> None:
+    """A line on stderr, broken between words to fit a terminal (whole when piped)."""
+    from tui.printer import wrap
+
+    for line in wrap(text, terminal.columns()):
+        terminal.warn(line)
+
+
+def set_apart(terminal: Terminal) -> None:
+    """A blank line between the summary and the answer, where both show on one screen."""
+    if terminal.out.isatty() and terminal.err.isatty():
+        terminal.warn("")
+
+
+def checked_citations(finished: RunFinished, events: list[Event], docs: Path) -> list[Citation]:
+    """The answer's citations, checked against the docs and the run's tool results."""
+    from agent import Corpus, find_citations
+
+    if not finished.answer:
+        return []
+    try:
+        corpus = Corpus.open(docs)
+    except AgentError:
+        return find_citations(finished.answer, None, events)
+    return find_citations(finished.answer, corpus, events)
+
+
+def json_result(finished: RunFinished, trace: str | None, citations: list[Any]) -> dict[str, Any]:
+    from agent import is_decline
+
+    stats = finished.stats
+    return {
+        "answer": finished.answer,
+        "stop_reason": finished.stop_reason,
+        "declined": is_decline(finished, citations),
+        "citations": [c.to_dict() for c in citations],
+        "stats": {
+            "steps": stats.steps,
+            "tool_calls": stats.tool_calls,
+            "prompt_tokens": stats.usage.prompt_tokens,
+            "completion_tokens": stats.usage.completion_tokens,
+            "tokens_estimated": stats.usage.estimated,
+            "cost_usd": stats.cost_usd,
+            "elapsed_s": stats.elapsed_s,
+        },
+        "trace": trace,
+        "error": finished.error,
+    }
