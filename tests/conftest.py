@@ -26,3 +26,21 @@ def cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("DOCSAGENT_CACHE_DIR", str(folder))
     return folder
+
+
+CLI_ENV = [
+    "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+    "OPENAI_MODEL", "DOCSAGENT_DOCS", "DOCSAGENT_MAX_STEPS", "DOCSAGENT_PRICES",
+    "DOCSAGENT_NO_STREAM", "DOCSAGENT_TIMEOUT",
+]  # fmt: skip
+"""Variables of the user's environment that would change what a command does."""
+
+
+@pytest.fixture
+def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The commands run without the user's settings; traces go to the returned folder."""
+    for name in CLI_ENV:
+        monkeypatch.delenv(name, raising=False)
+    traces = tmp_path / "traces"
+    monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(traces))
+    return traces

@@ -20,16 +20,8 @@ SECRET = "sk-test-0123456789-do-not-print"
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    for name in [
-        "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-        "OPENAI_MODEL", "DOCSAGENT_DOCS", "DOCSAGENT_MAX_STEPS", "DOCSAGENT_PRICES",
-        "DOCSAGENT_NO_STREAM", "DOCSAGENT_TIMEOUT",
-    ]:  # fmt: skip
-        monkeypatch.delenv(name, raising=False)
-    traces = tmp_path / "traces"
-    monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(traces))
-    return traces
+def clean_env(cli_env: Path) -> Path:
+    return cli_env
 
 
 @pytest.fixture

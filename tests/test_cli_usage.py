@@ -16,12 +16,8 @@ from tui.question import NO_QUESTION, QuestionMissing, read_question
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    for name in ["LLM_API_KEY", "OPENAI_API_KEY", "LLM_MODEL", "OPENAI_MODEL", "DOCSAGENT_DOCS"]:
-        monkeypatch.delenv(name, raising=False)
-    traces = tmp_path / "traces"
-    monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(traces))
-    return traces
+def clean_env(cli_env: Path) -> Path:
+    return cli_env
 
 
 @pytest.fixture
