@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,16 @@ def test_debian_doc_sets_match_when_installed(name: str) -> None:
     if docs != WRITTEN_FOR[name]:
         pytest.skip(f"the {name} set counts lines of {WRITTEN_FOR[name]}, not {docs}")
     assert drift(load_questions(question_file(name)), docs) == []
+
+
+def test_manual_evidence_ranges_start_at_a_heading() -> None:
+    """The manual changes with the product: a section added above an answer moves its
+    lines, and a range that no longer starts at a heading points at something else."""
+    manual = Path(__file__).resolve().parents[2] / "data" / "manual"
+    moved = []
+    for question in load_questions(question_file("manual")):
+        for e in question.evidence:
+            line = (manual / e.path).read_text(encoding="utf-8").splitlines()[e.start - 1]
+            if not line.startswith("#"):
+                moved.append(f"{question.id}: {e} starts at {line[:40]!r}")
+    assert moved == []
