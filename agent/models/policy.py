@@ -5,7 +5,8 @@
    question. A word the docs never use weighs like the rarest word they do use (it may
    be filler, "kinds"), or twice that when the question writes it as a name ("QUIC").
    A word only of the context around the question ("My scraper hangs. What ...?")
-   weighs half, as the search counts it.
+   weighs an `ASKED_WEIGHT`th, as the search counts it, and nothing when the docs never
+   use it: the situation says why a question is asked, not what the docs must cover.
 2. judge: decline when words the docs never use carry half the question's weight or
    more, when the question names something the docs never mention, when no matching
    section holds the question's rarest word (one only a few sections use), or when the
@@ -114,8 +115,14 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
     terms = []
     for t in texts:
         focus = counted[t] / max(counted.values())  # a word only of the context counts less
-        base = idf(total, counts[t]) if counts[t] else rarest * (NAME_WEIGHT if t in names else 1)
-        terms.append(Term(t, counts[t], focus * base, asked=focus == 1, name=t in names))
+        asked = focus == 1
+        if counts[t]:
+            base = idf(total, counts[t])
+        elif asked:
+            base = rarest * (NAME_WEIGHT if t in names else 1)
+        else:
+            base = 0.0  # a word only of the situation, that the docs never use: not asked
+        terms.append(Term(t, counts[t], focus * base, asked=asked, name=t in names))
     return terms
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from agent.models.policy import MAX_CITED, QUOTE_LINES, Term, idf, judge, quote_range, weigh
 from agent.search import DocsIndex, Hit
+from agent.search.query import ASKED_WEIGHT
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, read_doc, read_range
 
@@ -102,10 +103,19 @@ def test_declines_when_absent_words_carry_half_the_weight(index: DocsIndex) -> N
     assert judge(terms, [hit("a.md", 9, "sprocket")]).reason == 'the docs never mention "gasket"'
 
 
-def test_context_words_weigh_half(index: DocsIndex) -> None:
-    terms = {t.text: t for t in weigh("I have a flange. Where is the sprocket?", index)}
-    assert terms["flange"].weight == pytest.approx(idf(index.section_count, 1) / 2)
+def test_context_words_weigh_less_and_unknown_ones_nothing(index: DocsIndex) -> None:
+    question = "I have a flange and a carburettor. Where is the sprocket?"
+    terms = {t.text: t for t in weigh(question, index)}
+    assert terms["flange"].weight == pytest.approx(idf(index.section_count, 1) / ASKED_WEIGHT)
     assert terms["sprocket"].weight == pytest.approx(idf(index.section_count, 2))
+    assert terms["carburettor"].weight == 0  # only the situation: no reason to decline
+
+
+def test_unknown_words_of_the_situation_do_not_decline(index: DocsIndex) -> None:
+    situation = "My carburettor, gearbox, radiator and dynamo rattle on frosty winter mornings."
+    question = situation + " Where is the sprocket?"  # ten words the docs never use
+    terms = weigh(question, index)
+    assert judge(terms, [hit("a.md", 9, "sprocket")]).hits
 
 
 def test_a_short_section_is_quoted_whole_a_long_one_around_its_best_block() -> None:
