@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.search import DocsIndex, Hit, query_terms
-from agent.search.query import STOPWORDS, term_weights
+from agent.search.query import ALIASES, STOPWORDS, term_weights
 
 MAX_ABSENT_SHARE = 0.5
 """Decline when words the docs never use carry this share of the weight or more: then the
@@ -118,10 +118,10 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
         asked = focus == 1
         if counts[t]:
             base = idf(total, counts[t])
-        elif asked:
+        elif asked and t not in ALIASES.values():
             base = rarest * (NAME_WEIGHT if t in names else 1)
         else:
-            base = 0.0  # a word only of the situation, that the docs never use: not asked
+            base = 0.0  # only of the situation, or our alias ("cxx" for C++): not asked
         terms.append(Term(t, counts[t], focus * base, asked=asked, name=t in names))
     return terms
 

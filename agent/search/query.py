@@ -38,6 +38,15 @@ context's many words outweighed the question's few and led to sections about the
 situation (4 of 12 context wordings of the eval sets missed); at 4 and 8, 2 missed and
 the context only breaks ties."""
 
+ALIASES = {"c++": "cxx"}
+"""Names the tokenizer cannot spell, and the word docs write for them instead: "C++"
+splits to the letter "c", which is never searched, while build files and APIs spell it
+CXX (`CMAKE_CXX_STANDARD`, `CXXFLAGS`). A docs folder that never writes the alias is
+searched as before: the alias weighs nothing there (see the offline model's `weigh`)."""
+
+_ALIASED = re.compile(  # a whole word: "libc++" is a name of its own, "c++17" is C++
+    "|".join(rf"(?<![\w+]){re.escape(name)}(?![^\W\d]|[_+])" for name in ALIASES), re.IGNORECASE
+)
 _WORD = re.compile(r"[^\W_]+")
 _PHRASE = re.compile(r'"([^"]*)"')
 _NEGATED = re.compile(r"\b\w+n['’]t\b", re.IGNORECASE)
@@ -56,11 +65,13 @@ def query_terms(text: str) -> list[str]:
     Stopwords, negated auxiliaries and single letters are dropped, unless that would
     leave nothing.
     """
+    text = _ALIASED.sub(lambda m: f" {ALIASES[m.group().lower()]} ", text)
     phrases = [" ".join(words(p)) for p in _PHRASE.findall(text)]
     rest = _NEGATED.sub(" ", _PHRASE.sub(" ", text))
     tokens = words(rest)
     kept = [t for t in tokens if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
-    terms = [p for p in phrases if p] + (kept or tokens)
+    phrases = [p for p in phrases if p]
+    terms = phrases + (kept or ([] if phrases else tokens))
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.models.policy import judge, weigh
 from agent.search import DocsIndex
 from agent.search.index import title_share
-from agent.search.query import ASKED_WEIGHT, match_expression, term_weights
+from agent.search.query import ASKED_WEIGHT, match_expression, query_terms, term_weights
 from agent.tools.corpus import Corpus
 
 
@@ -81,3 +82,23 @@ def test_a_heading_share_counts_its_words_plus_one() -> None:
     assert title_share(("The 2. timeouts",), ["timeouts"], 7, {"timeouts": {7}}) == 1 / 2
     assert title_share(("Timeouts",), ["timeouts"], 8, {"timeouts": {7}}) == 0
     assert title_share((), ["timeouts"], 7, {"timeouts": {7}}) == 0
+
+
+def test_c_plus_plus_is_searched_as_the_cxx_that_build_docs_write() -> None:
+    assert query_terms("set C++ standard") == ["set", "cxx", "standard"]
+    assert query_terms("c++17 features") == ["cxx", "17", "features"]
+    assert query_terms("libc++ headers") == ["libc", "headers"]  # a name of its own
+    assert query_terms('What is "C++ standard"?') == ["cxx standard"]  # no stray stopwords
+
+
+def test_c_plus_plus_finds_the_cxx_page_and_declines_nothing_without_one(tmp_path: Path) -> None:
+    (tmp_path / "CXX_STANDARD.rst").write_text("CXX_STANDARD\n============\n\nThe standard.\n")
+    (tmp_path / "LANG.rst").write_text("LANG\n====\n\nEach language has a standard.\n")
+    hits = DocsIndex(Corpus.open(tmp_path)).search("set C++ standard")
+    assert hits[0].path == "CXX_STANDARD.rst"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "build.md").write_text("# Standards\n\nC++ code follows the 2017 standard.\n")
+    index = DocsIndex(Corpus.open(plain))
+    terms = weigh("Which C++ standard is used?", index)
+    assert judge(terms, index.search(" ".join(t.text for t in terms))).hits
