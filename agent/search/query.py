@@ -25,7 +25,7 @@ STOPWORDS = frozenset(
     please same shall she should so some such than that the their theirs them themselves
     then there these they this those through to too under until up us very was way we were
     what when where which while who whom whose why will with within without would you your
-    yours yourself yourselves tell know want need use using used able make
+    yours yourself yourselves tell know want need use using used able make one
     """.split()
 )
 """Words too common in questions to say what one is about."""
@@ -43,6 +43,26 @@ ALIASES = {"c++": "cxx"}
 splits to the letter "c", which is never searched, while build files and APIs spell it
 CXX (`CMAKE_CXX_STANDARD`, `CXXFLAGS`). A docs folder that never writes the alias is
 searched as before: the alias weighs nothing there (see the offline model's `weigh`)."""
+
+SYNONYMS = (
+    ("kind", "type"),
+    ("flag", "option"),
+    ("folder", "directory"),
+    ("delete", "remove"),
+    ("price", "cost"),
+    ("replace", "substitute"),
+)
+"""Words of a question that docs often write another way: a word searched also finds
+the others of its group, and counts as held where they are. Only everyday words whose
+meaning does not change between projects; a project's own terms stay its own."""
+
+_ALTERNATIVES = {word: [w for w in group if w != word] for group in SYNONYMS for word in group}
+
+
+def alternatives(word: str) -> list[str]:
+    """The other words of `word`'s `SYNONYMS` group ("kinds": ["type"]; the index stems)."""
+    return _ALTERNATIVES.get(word) or _ALTERNATIVES.get(word.removesuffix("s"), [])
+
 
 _ALIASED = re.compile(  # a whole word: "libc++" is a name of its own, "c++17" is C++
     "|".join(rf"(?<![\w+]){re.escape(name)}(?![^\W\d]|[_+])" for name in ALIASES), re.IGNORECASE
@@ -100,13 +120,16 @@ def _sentences(text: str) -> list[str]:
 def match_expression(terms: Sequence[str], weights: Mapping[str, int] | None = None) -> str:
     """The FTS5 query matching a section that holds any of `terms` (each quoted).
 
-    A term with a weight of n is repeated n times: FTS5's bm25() sums over the query's
-    phrases, so a phrase given twice counts twice.
+    A word with `SYNONYMS` is searched as any of its group. A term with a weight of n
+    is repeated n times: FTS5's bm25() sums over the query's phrases, so a phrase given
+    twice counts twice.
     """
     quoted: dict[str, int] = {}
     for term in terms:
         cleaned = " ".join(words(term))
         if cleaned:
-            phrase = '"' + cleaned.replace('"', '""') + '"'
+            forms = [cleaned, *alternatives(cleaned)]
+            phrase = " OR ".join('"' + form.replace('"', '""') + '"' for form in forms)
+            phrase = f"({phrase})" if len(forms) > 1 else phrase
             quoted[phrase] = max(quoted.get(phrase, 1), (weights or {}).get(term, 1))
     return " OR ".join(phrase for phrase, n in quoted.items() for _ in range(n))

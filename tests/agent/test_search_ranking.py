@@ -102,3 +102,26 @@ def test_c_plus_plus_finds_the_cxx_page_and_declines_nothing_without_one(tmp_pat
     index = DocsIndex(Corpus.open(plain))
     terms = weigh("Which C++ standard is used?", index)
     assert judge(terms, index.search(" ".join(t.text for t in terms))).hits
+
+
+def test_an_everyday_word_also_finds_the_word_the_docs_write(tmp_path: Path) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "limits.md": "# Limits\n\nThere are four types of limit: size, time, count, depth.\n",
+            "cli.md": "# Command line\n\nThe key has no option on the command line.\n",
+            "other.md": "# Other\n\nA limit, of a kind, on the keys.\n",
+        },
+    )
+    kinds = index.search("kinds of limits")
+    assert [h.path for h in kinds][:2] == ["limits.md", "other.md"]
+    assert kinds[0].matched_terms == ("kinds", "limits")  # held, though written "types"
+    assert index.term_counts(["flag"]) == {"flag": 1}
+    assert index.search("key flag")[0].path == "cli.md"
+    assert "**types**" in kinds[0].snippet
+
+
+def test_a_synonym_group_counts_once_however_the_word_is_inflected() -> None:
+    assert match_expression(["kinds"]) == '("kinds" OR "type")'
+    assert match_expression(["option"]) == '("option" OR "flag")'
+    assert match_expression(["timeouts"]) == '"timeouts"'
