@@ -22,7 +22,15 @@ from typing import Any
 
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Reply, ToolSchema, estimate_usage
-from agent.models.policy import SEARCH_LIMIT, Term, Verdict, judge, quote_range, weigh
+from agent.models.policy import (
+    SEARCH_LIMIT,
+    Term,
+    Verdict,
+    judge,
+    quote_range,
+    weigh,
+    with_opening,
+)
 from agent.search import Hit
 from agent.search.query import term_weights
 from agent.tools.docs import DocsContext, Shown, read_range
@@ -95,19 +103,19 @@ class OfflineModel:
             query = " ".join(question.split())
         if not any(name == "search_docs" for name, _ in made):
             return [("search_docs", {"query": query})]
-        hits = index.search(query, limit=SEARCH_LIMIT)
-        verdict = judge(terms, hits)
+        verdict = judge(terms, index.search(query, limit=SEARCH_LIMIT))
         if not verdict.hits:
             return _decline(question, query, verdict)
+        hits = with_opening(verdict.hits, index.sections(verdict.hits[0].path))
         try:
-            shown = [self._shown(hit) for hit in verdict.hits]
+            shown = [self._shown(hit) for hit in hits]
         except ToolError as exc:  # the doc went away since it was indexed
             return f"I can't answer from the docs: {exc}."
         reads = [("read_doc", {"path": s.path, "start": s.start, "end": s.end}) for s in shown]
         unread = [call for call in reads if call not in made]
         if unread:
             return unread
-        return self._answer(verdict.hits, shown, terms)
+        return self._answer(hits, shown, terms)
 
     def _shown(self, hit: Hit) -> Shown:
         """The lines of a section that one read_doc call shows."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from agent.search import DocsIndex, Hit, query_terms
 from agent.search.query import ALIASES, STOPWORDS, term_weights
+from agent.search.sections import Section
 
 MAX_ABSENT_SHARE = 0.5
 """Decline when words the docs never use carry this share of the weight or more: then the
@@ -164,6 +165,24 @@ def judge(terms: Sequence[Term], hits: Sequence[Hit]) -> Verdict:
         return Verdict(reason=f"the best match shares only {held} with the question")
     close = [h for h in hits[1:] if h.score >= RELATED_SCORE * best.score]
     return Verdict(hits=(best, *close[: MAX_CITED - 1]))
+
+
+def with_opening(hits: Sequence[Hit], sections: Sequence[Section]) -> tuple[Hit, ...]:
+    """`hits` with the opening part of the best one's section read right after it, when the
+    best is the second part of a section cut in two where it grew too long: the opening
+    says what the whole section is about, and usually shows its main example. A part
+    further down a section cut into many (a long list of options) stands on its own."""
+    best = hits[0]
+    same = [s for s in sections if s.headings == best.headings and s.end < best.start]
+    if not best.headings or not same:
+        return tuple(hits)
+    opening = same[0]
+    if [s for s in sections if opening.start <= s.start < best.start] != [opening]:
+        return tuple(hits)  # not the part right after the opening
+    if any(h.path == best.path and h.start == opening.start for h in hits):
+        return tuple(hits)
+    part = Hit(best.path, opening.start, opening.end, best.headings, 0.0, "", ())
+    return (best, part, *hits[1:])[:MAX_CITED]
 
 
 def _rarest(terms: Sequence[Term]) -> list[str]:

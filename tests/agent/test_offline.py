@@ -134,6 +134,19 @@ def test_a_long_section_is_quoted_around_the_paragraph_that_answers(tmp_path: Pa
     assert "Paragraph 0 " not in answer and "Source: widgets.md:" in answer
 
 
+def test_a_section_cut_in_two_is_read_from_its_opening_too(tmp_path: Path) -> None:
+    filler = "".join(f"Paragraph {n} is about ranges of lines.\n\n" for n in range(35))
+    text = "# Substitution\n\nThe :substitute command changes text: `:%s/old/new/g`.\n\n"
+    text += filler + "To search and replace in one step, add the c flag to confirm each one.\n"
+    (tmp_path / "edit.md").write_text(text)
+    (tmp_path / "other.md").write_text("# Other\n\nNothing about editing here.\n")
+    answer, messages = converse(tmp_path, "search and replace")
+    reads = [args for name, args in calls_of(messages)[1] if name == "read_doc"]
+    assert [r["path"] for r in reads] == ["edit.md", "edit.md"]  # the part, then the opening
+    assert reads[1]["start"] == 1 and reads[0]["start"] > reads[1]["end"]
+    assert f"See also: edit.md:1-{reads[1]['end']} (Substitution)." in answer
+
+
 def test_declines_when_the_docs_never_mention_what_is_asked(gizmo: Path) -> None:
     answer, messages = converse(gizmo, "How do I bake sourdough bread?")
     assert answer.startswith("The docs don't seem to cover this")

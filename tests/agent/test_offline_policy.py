@@ -6,9 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from agent.models.policy import MAX_CITED, QUOTE_LINES, Term, idf, judge, quote_range, weigh
+from agent.models.policy import (
+    MAX_CITED,
+    QUOTE_LINES,
+    Term,
+    idf,
+    judge,
+    quote_range,
+    weigh,
+    with_opening,
+)
 from agent.search import DocsIndex, Hit
 from agent.search.query import ASKED_WEIGHT
+from agent.search.sections import Section
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, read_doc, read_range
 
@@ -135,3 +145,20 @@ def test_read_range_says_what_read_doc_shows(tmp_path: Path) -> None:
     header = read_doc(ctx, "wide.md", 3, 30).splitlines()[0]
     assert header == f"wide.md lines {shown.start}-{shown.end} of 40"
     assert shown.start == 3 and shown.end < 30
+
+
+def test_the_second_part_of_a_long_section_is_read_with_its_opening() -> None:
+    trail = ("Guide", "Substitution")
+    parts = [Section(1, 9, ("Guide",)), Section(10, 69, trail), Section(70, 90, trail)]
+    best = Hit("g.md", 70, 90, trail, 5.0, "", ("replace",))
+    other = hit("x.md", 4.0, "replace")
+    read = with_opening([best, other], parts)
+    assert [(h.path, h.start) for h in read] == [("g.md", 70), ("g.md", 10), ("x.md", 1)]
+    assert with_opening([other], parts) == (other,)  # not a part of a long section
+
+
+def test_a_part_deep_in_a_section_cut_in_many_stands_on_its_own() -> None:
+    trail = ("Options",)
+    parts = [Section(1, 60, trail), Section(61, 120, trail), Section(121, 150, trail)]
+    best = Hit("o.md", 121, 150, trail, 5.0, "", ("regex",))
+    assert with_opening([best], parts) == (best,)
