@@ -9,6 +9,7 @@ Results are typed (`Hit`), never text to parse.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import threading
 import time
@@ -19,7 +20,14 @@ from pathlib import Path
 
 from agent.search import store
 from agent.search.examples import example_questions
-from agent.search.query import STOPWORDS, match_expression, query_terms, term_weights, words
+from agent.search.query import (
+    STOPWORDS,
+    alternatives,
+    match_expression,
+    query_terms,
+    term_weights,
+    words,
+)
 from agent.search.sections import Section
 from agent.search.store import DocSource, Progress
 
@@ -198,17 +206,20 @@ class DocsIndex:
                 "WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?",
                 (SNIPPET_WORDS, expression, _bm25(), max(limit, CANDIDATES)),
             ).fetchall()
-            titled = self._holding(conn, terms, [row[0] for row in rows], column="title")
+            rowids = [row[0] for row in rows]
+            titled = self._holding(conn, terms, rowids, column="title")
+            parts = self._parts(conn, terms, rowids)
             ranked = []
-            for rowid, score, snippet, path, start, end, trail in rows:
+            for rowid, _, snippet, path, start, end, trail in rows:
                 headings = tuple(json.loads(trail))
+                score = sum((weights or {}).get(t, 1) * parts[t].get(rowid, 0.0) for t in parts)
                 share = title_share(headings, terms, rowid, titled)
                 ranked.append(
                     (score * (1 + TITLE_BONUS * share), rowid, snippet, path, start, end, headings)
                 )
             ranked.sort(key=lambda row: -row[0])  # stable: BM25's order among equals
             del ranked[limit:]
-            holding = self._holding(conn, terms, [row[1] for row in ranked])
+            holding = {t: set(scores) for t, scores in parts.items()}
         return [
             Hit(
                 path=path,
@@ -221,6 +232,43 @@ class DocsIndex:
             )
             for score, rowid, snippet, path, start, end, headings in ranked
         ]
+
+    def _parts(
+        self, conn: sqlite3.Connection, terms: Sequence[str], rowids: list[int]
+    ) -> dict[str, dict[int, float]]:
+        """Each term's part of the BM25 score of each of `rowids` that holds it.
+
+        FTS5's bm25() is the sum of its phrases' parts, so these add up to the score of
+        the whole query. A word searched with its `SYNONYMS` counts its best form only,
+        so a section that writes both "folder" and "directory" is not counted twice, and
+        with the rarity of the whole group, so a rare synonym does not outweigh the word
+        that was asked.
+        """
+        found: dict[str, dict[int, float]] = {}
+        if not rowids:
+            return found
+        total = self._report.sections if self._report else 0  # prepared: a search opened it
+        places = ", ".join("?" * len(rowids))
+        sql = (
+            f"SELECT rowid, -bm25(fts, {', '.join(str(w) for w in WEIGHTS)}) FROM fts "
+            f"WHERE fts MATCH ? AND rowid IN ({places})"
+        )
+        for term in terms:
+            cleaned = " ".join(words(term))
+            if not cleaned:
+                continue
+            held: dict[int, list[float]] = {}
+            forms = [cleaned, *alternatives(cleaned)]
+            group = _idf(total, _count(conn, match_expression([cleaned])))
+            for form in forms:
+                expression = match_expression([form], synonyms=False)
+                scale = 1.0
+                if len(forms) > 1:
+                    scale = group / _idf(total, _count(conn, expression))
+                for rowid, part in conn.execute(sql, (expression, *rowids)):
+                    held.setdefault(rowid, []).append(part * scale)
+            found[term] = {rowid: max(parts) for rowid, parts in held.items()}
+        return found
 
     def _holding(
         self, conn: sqlite3.Connection, terms: Sequence[str], rowids: list[int], column: str = ""
@@ -308,6 +356,18 @@ def title_share(headings: Sequence[str], terms: Sequence[str], rowid: int, title
     )
     held = sum(len(term.split()) for term in terms if rowid in titled.get(term, ()))
     return min(1.0, held / (len(own) + 1)) if own else 0.0  # +1: one word is weak evidence
+
+
+def _count(conn: sqlite3.Connection, expression: str) -> int:
+    """Sections that match an FTS5 expression."""
+    return int(
+        conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)).fetchone()[0]
+    )
+
+
+def _idf(sections: int, holding: int) -> float:
+    """FTS5's inverse document frequency in bm25(), for a term `holding` sections hold."""
+    return max(math.log((sections - holding + 0.5) / (holding + 0.5)), 1e-6)
 
 
 def _bm25() -> str:

@@ -117,7 +117,9 @@ def _sentences(text: str) -> list[str]:
     return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
-def match_expression(terms: Sequence[str], weights: Mapping[str, int] | None = None) -> str:
+def match_expression(
+    terms: Sequence[str], weights: Mapping[str, int] | None = None, *, synonyms: bool = True
+) -> str:
     """The FTS5 query matching a section that holds any of `terms` (each quoted).
 
     A word with `SYNONYMS` is searched as any of its group. A term with a weight of n
@@ -128,7 +130,7 @@ def match_expression(terms: Sequence[str], weights: Mapping[str, int] | None = N
     for term in terms:
         cleaned = " ".join(words(term))
         if cleaned:
-            forms = [cleaned, *alternatives(cleaned)]
+            forms = [cleaned, *(alternatives(cleaned) if synonyms else [])]
             phrase = " OR ".join('"' + form.replace('"', '""') + '"' for form in forms)
             phrase = f"({phrase})" if len(forms) > 1 else phrase
             quoted[phrase] = max(quoted.get(phrase, 1), (weights or {}).get(term, 1))

@@ -125,3 +125,18 @@ def test_a_synonym_group_counts_once_however_the_word_is_inflected() -> None:
     assert match_expression(["kinds"]) == '("kinds" OR "type")'
     assert match_expression(["option"]) == '("option" OR "flag")'
     assert match_expression(["timeouts"]) == '"timeouts"'
+
+
+def test_a_section_writing_both_words_of_a_pair_is_not_counted_twice(tmp_path: Path) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "both.md": "# Paths\n\nA folder or directory holds the files.\n",
+            "one.md": "# Paths\n\nA folder of folders holds the files.\n",
+            "traces.md": "# Trace folder\n\nTraces go to the trace folder.\n",
+            **{f"f{n}.md": f"# Page {n}\n\nThe docs folder {n}.\n" for n in range(6)},
+        },
+    )
+    assert index.search("trace folder")[0].path == "traces.md"
+    scores = {h.path: h.score for h in index.search("folder", limit=10)}
+    assert scores["both.md"] < 1.2 * scores["one.md"]  # counted twice, it would be ~2x
