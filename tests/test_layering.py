@@ -48,7 +48,7 @@ def test_offline_ask_loads_no_endpoint_client_tui_or_unneeded_module(
     assert "timeouts.md" in answer
     assert "agent.models.offline" in modules
     unneeded = {"agent.eval", "agent.export", "agent.rerun", "agent.models.openai", "html.parser"}
-    assert ({"textual", "openai", "httpx"} | unneeded) & modules == set()
+    assert ({"textual", "openai", "httpx", "pydantic"} | unneeded) & modules == set()
 
 
 def test_no_module_under_agent_imports_a_ui_library() -> None:
