@@ -1,9 +1,14 @@
 """docsagent's core: a hand-written tool-calling agent over a docs folder.
 
-It emits typed events and imports nothing from textual, rich or typer.
+It emits typed events and imports nothing from textual, rich or typer. The names that
+serve one command each (`eval`, `export`, `rerun`) are imported on first use, so
+starting `ask` or the TUI does not pay for them.
 """
 
 from __future__ import annotations
+
+import importlib
+import typing
 
 from agent.config import (
     Config,
@@ -20,9 +25,6 @@ from agent.errors import (
     ModelError,
     TraceError,
 )
-from agent.eval.questions import Evidence, Question, evidence_problems, load_questions
-from agent.eval.runner import EvalRun, eval_trace_dir, run_questions
-from agent.eval.scoring import QuestionResult, Summary, is_decline, score, summarise
 from agent.events import (
     ContextCompacted,
     Event,
@@ -40,15 +42,11 @@ from agent.events import (
     Totals,
     Usage,
 )
-from agent.export import FORMATS as EXPORT_FORMATS
-from agent.export import export as export_trace
 from agent.loop import SYSTEM_PROMPT, Agent
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
 from agent.observation import RunResult, truncate
 from agent.pricing import estimate_cost, parse_prices
-from agent.rerun import RerunReport
-from agent.rerun import rerun as rerun_trace
 from agent.search import DocsIndex, Hit, IndexReport
 from agent.session import Session
 from agent.tools.arguments import parse_arguments
@@ -74,6 +72,48 @@ from agent.trace import (
     recent_traces,
     trace_header,
 )
+
+if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below imports these
+    from agent.eval.questions import Evidence, Question, evidence_problems, load_questions
+    from agent.eval.runner import EvalRun, eval_trace_dir, run_questions
+    from agent.eval.scoring import QuestionResult, Summary, is_decline, score, summarise
+    from agent.export import FORMATS as EXPORT_FORMATS
+    from agent.export import export as export_trace
+    from agent.rerun import RerunReport
+    from agent.rerun import rerun as rerun_trace
+
+_ON_FIRST_USE = {
+    "EXPORT_FORMATS": ("agent.export", "FORMATS"),
+    "EvalRun": ("agent.eval.runner", "EvalRun"),
+    "Evidence": ("agent.eval.questions", "Evidence"),
+    "Question": ("agent.eval.questions", "Question"),
+    "QuestionResult": ("agent.eval.scoring", "QuestionResult"),
+    "RerunReport": ("agent.rerun", "RerunReport"),
+    "Summary": ("agent.eval.scoring", "Summary"),
+    "eval_trace_dir": ("agent.eval.runner", "eval_trace_dir"),
+    "evidence_problems": ("agent.eval.questions", "evidence_problems"),
+    "export_trace": ("agent.export", "export"),
+    "is_decline": ("agent.eval.scoring", "is_decline"),
+    "load_questions": ("agent.eval.questions", "load_questions"),
+    "rerun_trace": ("agent.rerun", "rerun"),
+    "run_questions": ("agent.eval.runner", "run_questions"),
+    "score": ("agent.eval.scoring", "score"),
+    "summarise": ("agent.eval.scoring", "summarise"),
+}
+"""Public names imported on first use: name -> (module, name there)."""
+
+if not typing.TYPE_CHECKING:  # hidden from mypy, which would otherwise accept any name
+
+    def __getattr__(name: str) -> object:
+        """Import a name of `_ON_FIRST_USE` when first asked for, and keep it."""
+        try:
+            module, attribute = _ON_FIRST_USE[name]
+        except KeyError:
+            raise AttributeError(f"module 'agent' has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(module), attribute)
+        globals()[name] = value
+        return value
+
 
 __all__ = [
     "Agent",

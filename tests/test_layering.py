@@ -25,6 +25,32 @@ def test_cli_help_does_not_load_textual_or_openai() -> None:
     assert {"textual", "openai"} & modules == set()
 
 
+def test_offline_ask_loads_no_endpoint_client_tui_or_unneeded_module(
+    tmp_path: Path, cli_env: Path
+) -> None:
+    """`ask` with the offline model on Markdown docs loads nothing it does not use."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "timeouts.md").write_text(
+        "# Timeouts\n\nThe connect timeout limits the wait for a connection to the server.\n"
+    )
+    code = (
+        "import sys, tui.cli\n"
+        "try:\n    tui.cli.main()\n"
+        "finally:\n    print('--- modules', *sys.modules, sep='\\n')"
+    )
+    question = "How long does the connect timeout wait?"
+    command = [sys.executable, "-c", code, "ask", question, "--docs", str(docs)]
+    out = subprocess.run([*command, "--model", "offline"], capture_output=True, text=True)
+    answer, _, listed = out.stdout.partition("--- modules\n")
+    modules = set(listed.split())
+    assert out.returncode == 0, out.stderr
+    assert "timeouts.md" in answer
+    assert "agent.models.offline" in modules
+    unneeded = {"agent.eval", "agent.export", "agent.rerun", "agent.models.openai", "html.parser"}
+    assert ({"textual", "openai", "httpx", "pydantic"} | unneeded) & modules == set()
+
+
 def test_no_module_under_agent_imports_a_ui_library() -> None:
     offenders = []
     for path in (ROOT / "agent").rglob("*.py"):

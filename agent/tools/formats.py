@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Literal
 
-from agent.tools.html import html_lines
 from agent.tools.textscan import normalize_breaks
 
 TEXT_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
@@ -135,6 +134,8 @@ def doc_text(data: bytes, name: str) -> str:
     if b"\0" in data[:SNIFF] and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise NotText("binary")
     if doc_suffix(name) in HTML_SUFFIXES:
+        from agent.tools.html import html_lines  # its parser loads only for HTML docs
+
         return "\n".join(html_lines(decode(data, html=True)))
     return decode(data)
 

@@ -5,18 +5,22 @@ in tests/eval/ (not the held-out ones) it finds the docs (tests/eval/fetch_docs.
 installs missing Debian packages), runs `docsagent eval --model offline --json`, ranks
 the same questions with tests/bench/bm25.py, and prints per set: evidence hits, wording
 agreement and unanswerables declined, for both. Then the time of an offline `ask` on the
-httpx docs, warm. `--heldout` runs the held-out sets instead: once, at the very end.
+httpx docs with a warm index: in process, and as a command split into its start-up
+(`docsagent ask --help`) and the rest. `--heldout` runs the held-out sets instead: once,
+at the very end.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,27 +99,64 @@ HEADER = f"{'set':<8}{'n':>4}  " + ("hits".ljust(12) + "agree".ljust(12) + "decl
 HEADER = (HEADER[:50] + "| " + HEADER[50:]).rstrip()
 
 
-def ask_timing(docs: Path, runs: int = 5) -> tuple[float, float]:
-    """Median seconds of an offline `ask` in process (after a warm-up) and as a command."""
-    with tempfile.TemporaryDirectory() as traces:
-        config = Config(docs=docs, model="offline", trace_dir=Path(traces))
+@dataclass(frozen=True)
+class AskTiming:
+    """Median seconds of an offline `ask` with a warm index, in process and as a command."""
+
+    inside: float
+    command: float
+    startup: float
+    """`docsagent ask --help`: the interpreter, the CLI's imports and its option parsing.
+
+    Not `--version`, which reads the package's metadata (tens of ms) that `ask` never reads.
+    """
+
+    @property
+    def after_startup(self) -> float:
+        return self.command - self.startup
+
+
+def ask_timing(docs: Path, runs: int = 5) -> AskTiming:
+    """An offline `ask` on `docs`, its index built once beforehand (as a user's cache holds it).
+
+    The commands run with their bytecode cached (in a folder of their own), as an installed
+    docsagent has it, whatever PYTHONDONTWRITEBYTECODE says here.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        traces, cache = Path(folder) / "traces", Path(folder) / "cache"
+        config = Config(docs=docs, model="offline", trace_dir=traces, cache_dir=cache)
 
         def ask() -> float:
             began = time.perf_counter()
-            for _ in Session(build_agent(config), trace_dir=Path(traces)).ask(TIMED_QUESTION):
+            for _ in Session(build_agent(config), trace_dir=traces).ask(TIMED_QUESTION):
                 pass
             return time.perf_counter() - began
 
-        ask()  # warm: caches, and the index once there is one
+        ask()  # builds the index file, which the commands below open warm
         inside = statistics.median(ask() for _ in range(runs))
-        command = [str(DOCSAGENT), "ask", TIMED_QUESTION, "--docs", str(docs)]
-        command += ["--model", "offline", "--trace-dir", traces]
-        walls = []
-        for _ in range(3):
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env |= {"DOCSAGENT_CACHE_DIR": str(cache), "PYTHONPYCACHEPREFIX": f"{folder}/pyc"}
+        ask_command = [str(DOCSAGENT), "ask", TIMED_QUESTION, "--docs", str(docs)]
+        ask_command += ["--model", "offline", "--trace-dir", str(traces)]
+        commands = {"ask": ask_command, "ask --help": [str(DOCSAGENT), "ask", "--help"]}
+        walls = command_seconds(commands, env, runs)
+    return AskTiming(inside, walls["ask"], walls["ask --help"])
+
+
+def command_seconds(
+    commands: dict[str, list[str]], env: dict[str, str], runs: int
+) -> dict[str, float]:
+    """Median wall seconds of each command, run in turn (after a round that warms caches)."""
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    for round_ in range(runs + 1):
+        for name, command in commands.items():
             began = time.perf_counter()
-            subprocess.run(command, capture_output=True, check=False)
-            walls.append(time.perf_counter() - began)
-    return inside, statistics.median(walls)
+            done = subprocess.run(command, capture_output=True, text=True, env=env)
+            if done.returncode != 0:
+                raise SystemExit(f"docsagent {name} failed: {done.stderr.strip()[-300:]}")
+            if round_:
+                walls[name].append(time.perf_counter() - began)
+    return {name: statistics.median(seconds) for name, seconds in walls.items()}
 
 
 def main() -> int:
@@ -170,10 +211,12 @@ def main() -> int:
     print(f"targets met (hits and agreement >= 90%, all declined, >= BM25): {met or 'none'}")
     httpx = found.get("httpx") or locate(("httpx",), install=False).get("httpx")
     if httpx is not None and not options.heldout:
-        inside, wall = ask_timing(httpx)
+        timing = ask_timing(httpx)
         print(
-            f"offline ask on httpx, warm: {inside * 1000:.0f} ms in process "
-            f"(median of 5), {wall * 1000:.0f} ms as a command with start-up (median of 3)"
+            f"offline ask on httpx, warm index (medians of 5): {timing.inside * 1000:.0f} ms "
+            f"in process; as a command {timing.command * 1000:.0f} ms = start-up "
+            f"{timing.startup * 1000:.0f} ms (ask --help) + "
+            f"{timing.after_startup * 1000:.0f} ms after start-up (target < 150 ms)"
         )
     return 0
 
