@@ -51,6 +51,7 @@ SYNONYMS = (
     ("delete", "remove"),
     ("price", "cost"),
     ("replace", "substitute"),
+    ("find", "search"),
 )
 """Words of a question that docs often write another way: a word searched also finds
 the others of its group, and counts as held where they are. Only everyday words whose
