@@ -62,7 +62,10 @@ _ALTERNATIVES = {word: [w for w in group if w != word] for group in SYNONYMS for
 
 def alternatives(word: str) -> list[str]:
     """The other words of `word`'s `SYNONYMS` group ("kinds": ["type"]; the index stems)."""
-    return _ALTERNATIVES.get(word) or _ALTERNATIVES.get(word.removesuffix("s"), [])
+    singular = [word, word.removesuffix("s"), word.removesuffix("es")]
+    if word.endswith("ies"):
+        singular.append(word[:-3] + "y")  # directories
+    return next((_ALTERNATIVES[w] for w in singular if w in _ALTERNATIVES), [])
 
 
 _ALIASED = re.compile(  # a whole word: "libc++" is a name of its own, "c++17" is C++

@@ -140,3 +140,8 @@ def test_a_section_writing_both_words_of_a_pair_is_not_counted_twice(tmp_path: P
     assert index.search("trace folder")[0].path == "traces.md"
     scores = {h.path: h.score for h in index.search("folder", limit=10)}
     assert scores["both.md"] < 1.2 * scores["one.md"]  # counted twice, it would be ~2x
+
+
+def test_plural_words_find_their_pair_too() -> None:
+    assert match_expression(["directories"]) == '("directories" OR "folder")'
+    assert match_expression(["searches"]) == '("searches" OR "find")'
