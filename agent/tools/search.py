@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.search import DocsIndex, Hit, query_terms
+from agent.search.query import alternatives
 from agent.tools.registry import ToolError
 
 MAX_LIMIT = 10  # sections per search at most: ten fit well under the observation limit
@@ -36,6 +37,9 @@ def search_report(index: DocsIndex, query: str, limit: int) -> str:
         rows.extend(_hit_lines(n, hit, found))
     if absent:
         rows.append(f"(no doc mentions {_either(absent)})")
+    paired = [f"{t} also finds {_either(alternatives(t))}" for t in terms if alternatives(t)]
+    if paired:
+        rows.append(f"({'; '.join(paired)})")
     rows.append("Read a section with read_doc before citing it; grep_docs finds exact strings.")
     return "\n".join(rows)
 

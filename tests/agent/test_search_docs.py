@@ -40,6 +40,14 @@ def test_search_docs_says_which_words_no_doc_holds(ctx: DocsContext) -> None:
     assert output.splitlines()[-2] == "(no doc mentions kubernetes)"
 
 
+def test_search_docs_says_which_words_also_find_their_pair(ctx: DocsContext) -> None:
+    output, error = search(ctx, query="kinds of timeouts", limit=1)
+    assert not error
+    assert output.splitlines()[-2] == "(kinds also finds type)"
+    plain, _ = search(ctx, query="timeouts", limit=1)
+    assert "also finds" not in plain
+
+
 def test_no_match_says_what_was_searched_and_what_to_try(ctx: DocsContext) -> None:
     assert search(ctx, query='kubernetes "helm chart"') == (
         'no section of the docs mentions "helm chart" or kubernetes. Try other words (a '
