@@ -145,3 +145,8 @@ def test_a_section_writing_both_words_of_a_pair_is_not_counted_twice(tmp_path: P
 def test_plural_words_find_their_pair_too() -> None:
     assert match_expression(["directories"]) == '("directories" OR "folder")'
     assert match_expression(["searches"]) == '("searches" OR "find")'
+
+
+def test_a_snippet_marks_no_match_inside_a_link_target(tmp_path: Path) -> None:
+    index = index_of(tmp_path, {"a.md": "# A\n\nSee [timeouts](guide.md#timeouts) first.\n"})
+    assert index.search("timeouts")[0].snippet == "See [**timeouts**](guide.md#timeouts) first."
