@@ -283,7 +283,8 @@ def status_text(
     calls = f"{state.tool_calls} tool call{'s' if state.tool_calls != 1 else ''}"
     clock = [duration(shown)] if shown is not None else []
     for short in (False, True):
-        parts = [f"step {state.step}/{state.max_steps}", calls]
+        step = f"step {state.step}/{state.max_steps}" if state.max_steps else "not started"
+        parts = [step, calls]
         if state.repeats:
             parts.append(repeat_counter(state.repeats, short=short))
         parts.append(tokens(state.usage, short=short))

@@ -155,6 +155,11 @@ def test_status_bar_wide_and_narrow() -> None:
     assert running.plain == "step 1/8 · 0 tool calls · 0 in + 0 out = 0 tokens · 500 ms"
 
 
+def test_status_bar_before_any_run_does_not_claim_a_step_count() -> None:
+    empty = status_text(ViewState(), elapsed_s=None, trace=None, width=80)
+    assert empty.plain.startswith("not started · 0 tool calls")
+
+
 def test_status_bar_counts_repeats_and_compaction() -> None:
     totals = Totals(steps=5, tool_calls=4, usage=Usage(3742, 666), repeats=2)
     state = ViewState(max_steps=8, totals=totals, compacted=3, tokens_saved=2400, elapsed_s=2.1)
