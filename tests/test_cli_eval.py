@@ -89,8 +89,8 @@ def test_eval_prints_a_line_per_question_on_stderr_and_the_table_on_stdout(
     assert lines[2].split()[:5] == ["upgrade", "miss", "replay.md:3-4", "0/1", "2"]
     assert lines[3].split()[:4] == ["bread", "answered", "replay.md:3-4", "2"]
     assert lines[5] == (
-        "evidence hits 1/2 (50%) · terms found 1/2 (50%) · unanswerables declined 0/1 (0%) · "
-        "wordings agree -"
+        "evidence hits 1/2 (50%), first citation 1/2 (50%) · terms found 1/2 (50%) · "
+        "unanswerables declined 0/1 (0%) · wordings agree -"
     )
     (folder,) = clean_env.iterdir()
     assert folder.name.startswith("eval-") and folder.name.endswith("-questions")
@@ -112,6 +112,8 @@ def test_eval_json_with_the_offline_model(docs: Path, tmp_path: Path) -> None:
     assert report["docs"] == str(docs)
     summary = report["summary"]
     assert (summary["hits"], summary["with_evidence"], summary["hit_rate"]) == (2, 2, 1.0)
+    assert (summary["first_hits"], summary["first_hit_rate"]) == (2, 1.0)
+    assert [r["first_hit"] for r in report["results"]] == [True, True, None]
     assert (summary["declined"], summary["unanswerable"]) == (1, 1)
     assert summary["false_declines"] == 0
     bread = report["results"][2]
@@ -131,6 +133,23 @@ def test_eval_exits_1_under_min_hit(docs: Path, tmp_path: Path) -> None:
         question_file(tmp_path), "--docs", str(docs), "--model", model, "--min-hit", "0.5"
     )
     assert code == 0
+
+
+def test_min_hit_counts_hits_in_the_first_three_citations_not_only_the_first(
+    docs: Path, tmp_path: Path
+) -> None:
+    second = [
+        {"tool_calls": [{"name": "read_doc", "arguments": {"path": "replay.md"}}]},
+        {"content": "Run `docsagent replay FILE` (install.md:1-2, replay.md:3-4)."},
+    ]
+    questions = question_file(tmp_path, QUESTIONS[:1])
+    model = script(tmp_path, second)
+    code, out, err = run_eval(questions, "--docs", str(docs), "--model", model, "--min-hit", "1")
+    assert code == 0  # every hit is in the first three citations
+    assert err.startswith("[1/1] replay: hit (")
+    lines = out.splitlines()
+    assert lines[1].split()[:4] == ["replay", "hit", "(2nd)", "install.md:1-2"]
+    assert lines[3].startswith("evidence hits 1/1 (100%), first citation 0/1 (0%) · ")
 
 
 def test_eval_exits_1_when_runs_fail(docs: Path, tmp_path: Path) -> None:

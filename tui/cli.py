@@ -257,7 +257,10 @@ def eval_(
             metavar="RATE",
             min=0.0,
             max=1.0,
-            help="Exit 1 when the evidence hit rate is under RATE (0 to 1, e.g. 0.9).",
+            help=(
+                "Exit 1 when the evidence hit rate (hits in the first three citations) "
+                "is under RATE (0 to 1, e.g. 0.9)."
+            ),
             show_default=False,
         ),
     ] = None,

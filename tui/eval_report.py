@@ -24,11 +24,18 @@ def percent(part: int, whole: int) -> str:
     return f"{part}/{whole} ({part / whole:.0%})" if whole else "-"
 
 
+ORDINALS = {2: "2nd", 3: "3rd"}
+
+
 def _outcome(result: QuestionResult) -> Text:
     outcome = result.outcome
     if outcome == "answered" and result.question.answerable:
         return Text(outcome)  # nothing to check it against
-    return Text(outcome, style=STYLES.get(outcome, "yellow"))
+    text = Text(outcome, style=STYLES.get(outcome, "yellow"))
+    place = result.hit_at
+    if place is not None and place > 1:  # a hit, but not by the citation shown first
+        text.append(f" ({ORDINALS.get(place, f'{place}th')})", style="yellow")
+    return text
 
 
 def _cited(result: QuestionResult) -> str:
@@ -39,20 +46,29 @@ def _cited(result: QuestionResult) -> str:
     return f"{first.path}:{first.start}-{first.end}" + (f" +{more}" if more else "")
 
 
+def _cut(text: str) -> Text:
+    return Text(text, no_wrap=True, overflow="ellipsis")
+
+
 def results_table(results: list[QuestionResult]) -> Table:
-    """One row per question: its id, outcome, first citation, terms found, steps, tokens, time."""
+    """One row per question: its id, outcome, first citation, terms found, steps, tokens, time.
+
+    A hit by a later citation than the first says which one: `hit (2nd)`.
+    """
     table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column("question", no_wrap=True, overflow="ellipsis", min_width=12)
+    # The id and the citation give up width on a narrow terminal (their cells are cut short
+    # with an ellipsis, on one line), so the columns after them stay in view.
+    table.add_column("question", min_width=12)
     table.add_column("result", no_wrap=True)
-    table.add_column("cites", no_wrap=True, overflow="ellipsis", min_width=8, max_width=52)
+    table.add_column("cites", min_width=8, max_width=52)
     for name, width in (("terms", 5), ("steps", 5), ("tokens", 7), ("s", 4)):
         table.add_column(name, justify="right", no_wrap=True, min_width=width)
     for result in results:
         terms = result.question.must_mention
         table.add_row(
-            Text(result.question.id),  # Text: a "[" in an id is not markup
+            _cut(result.question.id),  # Text: a "[" in an id is not markup
             _outcome(result),
-            Text(_cited(result)),
+            _cut(_cited(result)),
             f"{len(result.mentioned)}/{len(terms)}" if terms else "",
             str(result.steps),
             ("≈" if result.tokens_estimated else "") + f"{result.tokens:,}",
@@ -64,8 +80,11 @@ def results_table(results: list[QuestionResult]) -> Table:
 def summary_lines(summary: Summary, traces: Path | None = None) -> list[str]:
     """The set's scores, then its counts and costs."""
     n = summary.questions
+    hits = f"evidence hits {percent(summary.hits, summary.with_evidence)}"
+    if summary.with_evidence:
+        hits += f", first citation {percent(summary.first_hits, summary.with_evidence)}"
     scores = [
-        f"evidence hits {percent(summary.hits, summary.with_evidence)}",
+        hits,
         f"terms found {percent(summary.terms_found, summary.terms)}",
         f"unanswerables declined {percent(summary.declined, summary.unanswerable)}",
         f"wordings agree {percent(summary.groups_agreeing, summary.groups)}",
@@ -95,6 +114,8 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
         "with_evidence": summary.with_evidence,
         "hits": summary.hits,
         "hit_rate": _rate(summary.hit_rate),
+        "first_hits": summary.first_hits,
+        "first_hit_rate": _rate(summary.first_hit_rate),
         "terms": summary.terms,
         "terms_found": summary.terms_found,
         "mention_rate": _rate(summary.mention_rate),
@@ -129,6 +150,7 @@ def result_dict(result: QuestionResult) -> dict[str, Any]:
         "stop_reason": result.stop_reason,
         "declined": result.declined,
         "hit": result.hit,
+        "first_hit": result.first_hit,
         "mentioned": list(result.mentioned),
         "missing": list(result.missing),
         "citations": [c.to_dict() for c in result.citations],

@@ -2,6 +2,8 @@
 
 - evidence hit: one of the answer's first `HIT_CITATIONS` citations is valid and shares
   a line with an expected range; a decline is a miss;
+- first-citation hit: the same, for the answer's first citation alone (the one a reader
+  is shown first);
 - must-mention: the expected terms found in the answer, ignoring case (none in a decline);
 - a decline: the run answered and its answer cites nothing (or its final output says
   `"declined": true`). docsagent asks every model to cite what it read, so an answer
@@ -24,6 +26,18 @@ HIT_CITATIONS = 3
 """How many of an answer's first citations may hit the evidence."""
 
 
+def _hit_place(question: Question, citations: Sequence[Citation]) -> int | None:
+    """Which of the first `HIT_CITATIONS` citations hits the evidence first (1 for the first).
+
+    A hit is valid and shares a line with one of the question's evidence ranges; None when
+    none of them does.
+    """
+    for place, c in enumerate(citations[:HIT_CITATIONS], start=1):
+        if c.valid and any(e.overlaps(c.path, c.start, c.end) for e in question.evidence):
+            return place
+    return None
+
+
 def is_decline(finished: RunFinished, citations: Sequence[Citation]) -> bool:
     """Whether an answered run declined: it cites nothing, or its output says it declined."""
     if finished.stop_reason != "answered":
@@ -42,6 +56,7 @@ class QuestionResult:
     citations: tuple[Citation, ...]
     declined: bool
     hit: bool | None
+    first_hit: bool | None
     mentioned: tuple[str, ...]
     missing: tuple[str, ...]
     steps: int
@@ -60,6 +75,11 @@ class QuestionResult:
         if not self.question.answerable:
             return self.declined
         return self.hit
+
+    @property
+    def hit_at(self) -> int | None:
+        """Which citation hit the evidence first (1 for the first); None without a hit."""
+        return _hit_place(self.question, self.citations) if self.hit else None
 
     @property
     def outcome(self) -> str:
@@ -83,13 +103,10 @@ def score(
     """The result of one question's run, its answer's citations checked against the docs."""
     declined = is_decline(finished, citations)
     answer = finished.answer if finished.stop_reason == "answered" else None
-    hit = None
+    hit = first_hit = None
     if question.answerable and question.evidence:
-        first = citations[:HIT_CITATIONS] if answer is not None and not declined else ()
-        hit = any(
-            c.valid and any(e.overlaps(c.path, c.start, c.end) for e in question.evidence)
-            for c in first
-        )
+        place = _hit_place(question, citations) if answer is not None and not declined else None
+        hit, first_hit = place is not None, place == 1
     text = (answer or "").casefold() if not declined else ""
     found = tuple(t for t in question.must_mention if t.casefold() in text)
     stats = finished.stats
@@ -100,6 +117,7 @@ def score(
         citations=tuple(citations),
         declined=declined,
         hit=hit,
+        first_hit=first_hit,
         mentioned=found,
         missing=tuple(t for t in question.must_mention if t not in found),
         steps=stats.steps,
@@ -118,6 +136,7 @@ class Summary:
     questions: int
     with_evidence: int
     hits: int
+    first_hits: int
     terms: int
     terms_found: int
     unanswerable: int
@@ -135,6 +154,10 @@ class Summary:
     @property
     def hit_rate(self) -> float | None:
         return self.hits / self.with_evidence if self.with_evidence else None
+
+    @property
+    def first_hit_rate(self) -> float | None:
+        return self.first_hits / self.with_evidence if self.with_evidence else None
 
     @property
     def mention_rate(self) -> float | None:
@@ -161,6 +184,7 @@ def summarise(results: Sequence[QuestionResult]) -> Summary:
         questions=len(results),
         with_evidence=sum(r.hit is not None for r in results),
         hits=sum(r.hit is True for r in results),
+        first_hits=sum(r.first_hit is True for r in results),
         terms=sum(len(r.question.must_mention) for r in answerable),
         terms_found=sum(len(r.mentioned) for r in answerable),
         unanswerable=len(unanswerable),

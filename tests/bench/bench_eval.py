@@ -3,8 +3,9 @@
 Run it with `python tests/bench/bench_eval.py` (`make bench` does). For each question set
 in tests/eval/ (not the held-out ones) it finds the docs (tests/eval/fetch_docs.sh
 installs missing Debian packages), runs `docsagent eval --model offline --json`, ranks
-the same questions with tests/bench/bm25.py, and prints per set: evidence hits, wording
-agreement and unanswerables declined, for both. Then the time of an offline `ask` on the
+the same questions with tests/bench/bm25.py, and prints per set: evidence hits (in the first
+three citations), first-citation hits (BM25's top section), wording agreement and
+unanswerables declined, for both. Then the time of an offline `ask` on the
 httpx docs with a warm index: in process, and as a command split into its start-up
 (`docsagent ask --help`) and the rest. `--heldout` runs the held-out sets instead: once,
 at the very end.
@@ -74,7 +75,13 @@ def baseline(questions: list[Question], docs: Path) -> tuple[Summary, float]:
     return summarise(results), built
 
 
-COUNTS = ("hits", "with_evidence", "groups_agreeing", "groups", "declined", "unanswerable")
+COUNTS = ("hits", "first_hits", "with_evidence", "groups_agreeing", "groups")
+COUNTS += ("declined", "unanswerable")
+PAIRS = (("hits", "with_evidence"), ("first_hits", "with_evidence"))
+PAIRS += (("groups_agreeing", "groups"), ("declined", "unanswerable"))
+"""The table's columns on each side: hits (in the first three citations), first-citation
+hits (BM25's top section), wordings agreeing, unanswerables declined."""
+WIDTH = 11
 
 
 def counts(summary: Summary) -> dict[str, int]:
@@ -82,21 +89,19 @@ def counts(summary: Summary) -> dict[str, int]:
     return {name: getattr(summary, name) for name in COUNTS}
 
 
-def rate(part: int, whole: int) -> str:
-    return (f"{part}/{whole} {part / whole:.0%}" if whole else "-").ljust(12)
+def rate(part: int, whole: int, width: int = WIDTH) -> str:
+    return (f"{part}/{whole} {part / whole:.0%}" if whole else "-").ljust(width)
 
 
 def row(name: str, n: int, ours: dict[str, int], theirs: dict[str, int]) -> str:
     def side(c: dict[str, int]) -> str:
-        pairs = [("hits", "with_evidence"), ("groups_agreeing", "groups")]
-        pairs.append(("declined", "unanswerable"))
-        return "".join(rate(c[a], c[b]) for a, b in pairs)
+        return "".join(rate(c[a], c[b]) for a, b in PAIRS)
 
     return f"{name:<8}{n:>4}  {side(ours)}| {side(theirs)}".rstrip()
 
 
-HEADER = f"{'set':<8}{'n':>4}  " + ("hits".ljust(12) + "agree".ljust(12) + "declined".ljust(12)) * 2
-HEADER = (HEADER[:50] + "| " + HEADER[50:]).rstrip()
+SIDE = "".join(name.ljust(WIDTH) for name in ("hits", "first", "agree", "declined"))
+HEADER = f"{'set':<8}{'n':>4}  {SIDE}| {SIDE}".rstrip()
 
 
 @dataclass(frozen=True)
@@ -168,7 +173,8 @@ def main() -> int:
     found = locate(names, install=not options.no_install)
     title = "HELD-OUT sets (run once, at the end)" if options.heldout else "question sets"
     print(f"eval bench: {title}: offline model (docsagent eval) vs BM25 top-3 sections")
-    print(f"{'':<14}{'offline model':<36}| BM25 top-3 (declines only when no word matches)")
+    top = "BM25 top-3 (first: its top section; declines only when no word matches)"
+    print(f"{'':<14}{'offline model':<{len(SIDE)}}| {top}")
     print(HEADER)
     totals = []
     with tempfile.TemporaryDirectory() as traces:

@@ -72,13 +72,68 @@ def test_the_table_has_a_row_per_question() -> None:
 
 def test_the_summary_gives_the_scores_then_the_counts() -> None:
     assert summary_lines(summarise(results()), Path("traces/eval-x")) == [
-        "evidence hits 1/2 (50%) · terms found 2/4 (50%) · unanswerables declined 0/1 (0%) · "
-        "wordings agree 0/1 (0%)",
+        "evidence hits 1/2 (50%), first citation 1/2 (50%) · terms found 2/4 (50%) · "
+        "unanswerables declined 0/1 (0%) · wordings agree 0/1 (0%)",
         "3 questions · 1 false decline · 1 without an answer · 3.0 steps, ≈5,800 tokens and "
         "0.25 s a question · traces: traces/eval-x",
     ]
     assert percent(0, 0) == "-"
+    assert summary_lines(summarise([score(BREAD, finished("No."), [])]))[0] == (
+        "evidence hits - · terms found - · unanswerables declined 1/1 (100%) · wordings agree -"
+    )
     assert percent(2, 3) == "2/3 (67%)"
+
+
+def test_a_hit_by_a_later_citation_than_the_first_says_which_and_counts_apart() -> None:
+    later = [
+        Citation("api.md", 1, 2, True),
+        Citation("index.md", 5, 9, True),
+        Citation("advanced/timeouts.md", 41, 50, True),
+    ]
+    rows = [
+        score(ASKED, finished("connect and pool"), later[1:]),
+        score(TERSE, finished("connect and pool"), later),
+    ]
+    out = io.StringIO()
+    Console(file=out, width=80).print(results_table(rows))
+    assert [line.split()[:3] for line in out.getvalue().splitlines()[1:]] == [
+        ["timeouts-asked", "hit", "(2nd)"],
+        ["timeouts-terse", "hit", "(3rd)"],
+    ]
+    summary = summarise([*rows, *results()])
+    assert (summary.hits, summary.first_hits, summary.with_evidence) == (3, 1, 4)
+    assert summary_lines(summary)[0].startswith(
+        "evidence hits 3/4 (75%), first citation 1/4 (25%) · "
+    )
+    report = eval_json(
+        rows,
+        summarise(rows),
+        questions=Path("q.jsonl"),
+        docs=Path("docs"),
+        model="offline",
+        traces=Path("traces/eval-x"),
+    )
+    assert [(r["outcome"], r["hit"], r["first_hit"]) for r in report["results"]] == [
+        ("hit", True, False),
+        ("hit", True, False),
+    ]
+    assert (report["summary"]["first_hits"], report["summary"]["first_hit_rate"]) == (0, 0.0)
+
+
+def test_the_table_keeps_every_column_in_80_columns() -> None:
+    page = "reference/a-long-page-name.md"
+    evidence = (Evidence(page, 1, 90),)
+    long = Question(question="q", id="a-question-id-long-enough-to-be-cut", evidence=evidence)
+    cited = [Citation("reference/another-long-page-name.md", 100, 120, True)]
+    cited.append(Citation(page, 12, 18, True))
+    rows = [score(long, finished("text"), cited), score(TERSE, finished("Not covered."), [])]
+    out = io.StringIO()
+    Console(file=out, width=80).print(results_table(rows))
+    assert out.getvalue().splitlines() == [
+        "question           result         cites              terms  steps   tokens     s",
+        "a-question-id-lo…  hit (2nd)      reference/anothe…             3   ≈1,200  0.25",
+        "timeouts-terse     false decline  -                    0/2      3   ≈1,200  0.25",
+    ]
 
 
 def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
@@ -102,6 +157,8 @@ def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
         "with_evidence": 2,
         "hits": 1,
         "hit_rate": 0.5,
+        "first_hits": 1,
+        "first_hit_rate": 0.5,
         "terms": 4,
         "terms_found": 2,
         "mention_rate": 0.5,
@@ -130,6 +187,7 @@ def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
         "stop_reason": "answered",
         "declined": False,
         "hit": True,
+        "first_hit": True,
         "mentioned": ["connect", "pool"],
         "missing": [],
         "citations": [
@@ -152,7 +210,11 @@ def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
         "error": None,
     }
     assert [r["outcome"] for r in report["results"]] == ["hit", "false decline", "no answer"]
-    assert report["results"][2]["hit"] is None
+    assert [(r["hit"], r["first_hit"]) for r in report["results"]] == [
+        (True, True),
+        (False, False),
+        (None, None),
+    ]
     assert report["results"][2]["base"] is None
 
 
