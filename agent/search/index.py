@@ -369,8 +369,12 @@ def _count(conn: sqlite3.Connection, expression: str) -> int:
 
 
 def _idf(sections: int, holding: int) -> float:
-    """FTS5's inverse document frequency in bm25(), for a term `holding` sections hold."""
-    return max(math.log((sections - holding + 0.5) / (holding + 0.5)), 1e-6)
+    """FTS5's inverse document frequency in bm25(), for a term `holding` sections hold.
+
+    `sections` was counted when the index opened; another process may have added some
+    since, so that more sections hold the term than were counted (then it is common)."""
+    rest = max(sections - holding, 0)
+    return max(math.log((rest + 0.5) / (holding + 0.5)), 1e-6)
 
 
 def _bm25() -> str:

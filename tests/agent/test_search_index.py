@@ -147,6 +147,18 @@ def test_opening_again_updates_only_what_changed(docs: Path, tmp_path: Path) -> 
     assert report.docs == 2 and report.sections == 3
 
 
+def test_a_search_after_another_process_grew_the_index_ranks_what_it_sees(
+    tmp_path: Path,
+) -> None:
+    docs = write(tmp_path / "docs", {"one.md": "# One\n\nA pool.\n"})
+    cache = tmp_path / "cache"
+    index = open_index(docs, cache)
+    assert index.prepare().sections == 1
+    write(docs, {f"more{n}.md": f"# More {n}\n\nAnother pool.\n" for n in range(3)})
+    assert open_index(docs, cache).prepare().changes == Changes(added=3)  # another process
+    assert len(index.search("pool kinds", limit=10)) == 4  # 4 hold "pool"; it counted 1
+
+
 def test_an_index_of_another_format_version_is_rebuilt(docs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     location = open_index(docs, cache).prepare().location
