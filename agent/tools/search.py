@@ -26,7 +26,7 @@ def search_report(index: DocsIndex, query: str, limit: int) -> str:
         )
     if limit < 1:
         raise ToolError(f"error: limit {limit} is below 1; ask for 1 to {MAX_LIMIT} sections")
-    hits = index.search(terms, limit=min(limit, MAX_LIMIT))
+    hits = index.search(query, limit=min(limit, MAX_LIMIT))  # the text: its question counts more
     counts = index.term_counts(terms)
     absent = [t for t in terms if not counts.get(t)]
     if not hits:

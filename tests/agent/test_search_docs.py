@@ -48,6 +48,18 @@ def test_search_docs_says_which_words_also_find_their_pair(ctx: DocsContext) -> 
     assert "also finds" not in plain
 
 
+def test_search_docs_counts_the_question_above_the_context_around_it(tmp_path: Path) -> None:
+    (tmp_path / "servers.md").write_text("# Notes\n\nEvery server is listed here.\n")
+    (tmp_path / "timeouts.md").write_text("# Limits\n\nEvery timeout is listed here.\n")
+    ctx = DocsContext(Corpus.open(tmp_path))
+    for query, first in [
+        ("My servers are slow. Which timeouts are there?", "timeouts.md"),
+        ("My timeouts are short. Which servers are there?", "servers.md"),
+    ]:
+        output, _ = search(ctx, query=query)
+        assert output.splitlines()[1].startswith(f"1. {first}:"), output
+
+
 def test_no_match_says_what_was_searched_and_what_to_try(ctx: DocsContext) -> None:
     assert search(ctx, query='kubernetes "helm chart"') == (
         'no section of the docs mentions "helm chart" or kubernetes. Try other words (a '
