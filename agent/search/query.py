@@ -61,7 +61,15 @@ _ALTERNATIVES = {word: [w for w in group if w != word] for group in SYNONYMS for
 
 
 def alternatives(word: str) -> list[str]:
-    """The other words of `word`'s `SYNONYMS` group ("kinds": ["type"]; the index stems)."""
+    """The other words of `word`'s `SYNONYMS` group ("kinds": ["type"]; the index stems).
+
+    A phrase with an alias in it is also searched as the tokenizer spells the name
+    ("cxx standard": ["c standard"]): inside a phrase the letter is searched in place,
+    and docs that write "the C++ standard" hold only that spelling.
+    """
+    if " " in word:
+        spelled = " ".join(_SPELLED.get(w, w) for w in word.split())
+        return [spelled] if spelled != word else []
     singular = [word, word.removesuffix("s"), word.removesuffix("es")]
     if word.endswith("ies"):
         singular.append(word[:-3] + "y")  # directories
@@ -72,6 +80,7 @@ _ALIASED = re.compile(  # a whole word: "libc++" is a name of its own, "c++17" i
     "|".join(rf"(?<![\w+]){re.escape(name)}(?![^\W\d]|[_+])" for name in ALIASES), re.IGNORECASE
 )
 _WORD = re.compile(r"[^\W_]+")
+_SPELLED = {alias: " ".join(_WORD.findall(name)) for name, alias in ALIASES.items()}  # cxx: c
 _PHRASE = re.compile(r'"([^"]*)"')
 _NEGATED = re.compile(r"\b\w+n['’]t\b", re.IGNORECASE)
 """A negated auxiliary (doesn't, can't): a function word, which the tokenizer would

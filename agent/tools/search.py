@@ -37,7 +37,9 @@ def search_report(index: DocsIndex, query: str, limit: int) -> str:
         rows.extend(_hit_lines(n, hit, found))
     if absent:
         rows.append(f"(no doc mentions {_either(absent)})")
-    paired = [f"{t} also finds {_either(alternatives(t))}" for t in terms if alternatives(t)]
+    paired = [
+        f"{_shown(t)} also finds {_either(alternatives(t))}" for t in terms if alternatives(t)
+    ]
     if paired:
         rows.append(f"({'; '.join(paired)})")
     rows.append("Read a section with read_doc before citing it; grep_docs finds exact strings.")

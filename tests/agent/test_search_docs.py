@@ -48,6 +48,15 @@ def test_search_docs_says_which_words_also_find_their_pair(ctx: DocsContext) -> 
     assert "also finds" not in plain
 
 
+def test_search_docs_says_a_quoted_c_plus_plus_also_finds_the_c_the_docs_write(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "build.md").write_text("# Build\n\nAny C++ compiler will do.\n")
+    output, _ = search(DocsContext(Corpus.open(tmp_path)), query='"C++ compiler"')
+    assert output.splitlines()[1] == "1. build.md:1-3  Build"
+    assert output.splitlines()[-2] == '("cxx compiler" also finds "c compiler")'
+
+
 def test_search_docs_counts_the_question_above_the_context_around_it(tmp_path: Path) -> None:
     (tmp_path / "servers.md").write_text("# Notes\n\nEvery server is listed here.\n")
     (tmp_path / "timeouts.md").write_text("# Limits\n\nEvery timeout is listed here.\n")

@@ -104,6 +104,18 @@ def test_c_plus_plus_finds_the_cxx_page_and_declines_nothing_without_one(tmp_pat
     assert judge(terms, index.search(" ".join(t.text for t in terms))).hits
 
 
+def test_a_quoted_phrase_with_c_plus_plus_finds_either_spelling(tmp_path: Path) -> None:
+    prose = "# Language\n\nPick the C++ standard you need.\n"
+    build = "# Build\n\nSet CMAKE_CXX_STANDARD to 17.\n"
+    index = index_of(tmp_path, {"prose.md": prose, "build.md": build, **OTHERS})
+    assert {h.path for h in index.search('"C++ standard"')} == {"prose.md", "build.md"}
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    index = index_of(plain, {"prose.md": prose, **OTHERS})  # the docs never write CXX
+    assert [h.path for h in index.search('"C++ standard"')] == ["prose.md"]
+    assert judge(weigh('Which "C++ standard" is it?', index), index.search('"C++ standard"')).hits
+
+
 def test_an_everyday_word_also_finds_the_word_the_docs_write(tmp_path: Path) -> None:
     index = index_of(
         tmp_path,
