@@ -173,11 +173,11 @@ def with_opening(hits: Sequence[Hit], sections: Sequence[Section]) -> tuple[Hit,
     says what the whole section is about, and usually shows its main example. A part
     further down a section cut into many (a long list of options) stands on its own."""
     best = hits[0]
-    same = [s for s in sections if s.headings == best.headings and s.end < best.start]
-    if not best.headings or not same:
+    before = [s for s in sections if s.end < best.start]
+    if not best.headings or not before or before[-1].headings != best.headings:
         return tuple(hits)
-    opening = same[0]
-    if [s for s in sections if opening.start <= s.start < best.start] != [opening]:
+    opening = before[-1]
+    if len(before) > 1 and before[-2].headings == best.headings:
         return tuple(hits)  # not the part right after the opening
     if any(h.path == best.path and h.start == opening.start for h in hits):
         return tuple(hits)

@@ -157,6 +157,19 @@ def test_the_second_part_of_a_long_section_is_read_with_its_opening() -> None:
     assert with_opening([other], parts) == (other,)  # not a part of a long section
 
 
+def test_a_heading_written_twice_in_a_doc_still_finds_the_opening_of_its_own_section() -> None:
+    trail = ("Guide", "Example")
+    parts = [
+        Section(1, 8, trail),  # an earlier, short section under the same trail
+        Section(10, 20, ("Guide", "Setup")),
+        Section(22, 81, trail),
+        Section(82, 99, trail),
+    ]
+    best = Hit("g.md", 82, 99, trail, 5.0, "", ("replace",))
+    assert [h.start for h in with_opening([best], parts)] == [82, 22]
+    assert with_opening([best], []) == (best,)  # the doc is gone from the index
+
+
 def test_a_part_deep_in_a_section_cut_in_many_stands_on_its_own() -> None:
     trail = ("Options",)
     parts = [Section(1, 60, trail), Section(61, 120, trail), Section(121, 150, trail)]
