@@ -3,7 +3,7 @@
 1. weigh: each search term of the question weighs by how rare it is in the docs (BM25's
    IDF over sections, from `DocsIndex.term_counts`), never by where it stands in the
    question. A word the docs never use weighs like the rarest word they do use (it may
-   be filler, "kinds"), or twice that when the question writes it as a name ("QUIC").
+   be filler, "sorts"), or twice that when the question writes it as a name ("QUIC").
    A word only of the context around the question ("My scraper hangs. What ...?")
    weighs an `ASKED_WEIGHT`th, as the search counts it, and nothing when the docs never
    use it: the situation says why a question is asked, not what the docs must cover.
