@@ -15,7 +15,8 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,7 +201,7 @@ class DocsIndex:
         if not expression or limit < 1:
             return []
         conn = self._db()
-        with self._lock:
+        with self._lock, _snapshot(conn):
             rows = conn.execute(  # the best CANDIDATES by BM25, to be reordered
                 "SELECT fts.rowid, -rank, snippet(fts, 2, char(2), char(3), '…', ?), "
                 "files.path, sections.start, sections.end, sections.headings "
@@ -359,6 +360,17 @@ def title_share(headings: Sequence[str], terms: Sequence[str], rowid: int, title
     )
     held = sum(len(term.split()) for term in terms if rowid in titled.get(term, ()))
     return min(1.0, held / (len(own) + 1)) if own else 0.0  # +1: one word is weak evidence
+
+
+@contextmanager
+def _snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction: its statements see the index as it was at the first, though
+    another process updates it meanwhile (new rowids would score sections they never saw)."""
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
 
 
 def _count(conn: sqlite3.Connection, expression: str) -> int:

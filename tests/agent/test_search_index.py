@@ -159,6 +159,26 @@ def test_a_search_after_another_process_grew_the_index_ranks_what_it_sees(
     assert len(index.search("pool kinds", limit=10)) == 4  # 4 hold "pool"; it counted 1
 
 
+def test_a_search_sees_one_state_of_the_index_while_another_process_updates_it(
+    docs: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    index = open_index(docs, cache)
+    index.prepare()
+    updated = []
+
+    def update_once(statement: str) -> None:  # after the candidates, before their scores
+        if "bm25(fts, " in statement and not updated:
+            (docs / "limits.md").write_text("# Intro\n\nFirst.\n\n" + POOL)  # lines move
+            updated.append(open_index(docs, cache).prepare().changes)
+
+    index._db().set_trace_callback(update_once)
+    hits = index.search("pool timeout")
+    assert updated == [Changes(changed=1)]
+    assert hits[0].citation == "limits.md:5-7"
+    assert hits[0].matched_terms == ("pool", "timeout") and hits[0].score > 0
+
+
 def test_an_index_of_another_format_version_is_rebuilt(docs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     location = open_index(docs, cache).prepare().location
