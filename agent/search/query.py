@@ -96,8 +96,20 @@ def query_terms(text: str) -> list[str]:
     """The distinct terms worth searching for in `text`, in order (a phrase has spaces).
 
     Stopwords, negated auxiliaries and single letters are dropped, unless that would
-    leave nothing.
+    leave nothing. Past `MAX_TERMS`, the question's own terms are kept first: a long
+    context before it must not crowd out what is asked.
     """
+    terms = _terms(text)
+    if len(terms) <= MAX_TERMS:
+        return terms
+    asked = set(_terms(" ".join(_asked(text))))
+    first = [t for t in terms if t in asked] + [t for t in terms if t not in asked]
+    kept = set(first[:MAX_TERMS])
+    return [t for t in terms if t in kept]
+
+
+def _terms(text: str) -> list[str]:
+    """`query_terms` without a limit."""
     text = _ALIASED.sub(lambda m: f" {ALIASES[m.group().lower()]} ", text)
     phrases = [" ".join(words(p)) for p in _PHRASE.findall(text)]
     rest = _NEGATED.sub(" ", _PHRASE.sub(" ", text))
@@ -105,7 +117,7 @@ def query_terms(text: str) -> list[str]:
     kept = [t for t in tokens if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
     phrases = [p for p in phrases if p]
     terms = phrases + (kept or ([] if phrases else tokens))
-    return list(dict.fromkeys(terms))[:MAX_TERMS]
+    return list(dict.fromkeys(terms))
 
 
 def term_weights(text: str) -> dict[str, int]:
@@ -116,12 +128,18 @@ def term_weights(text: str) -> dict[str, int]:
     with nothing else, is all question, and all its terms count once.
     """
     terms = query_terms(text)
+    asked = _asked(text)
+    if not asked:
+        return dict.fromkeys(terms, 1)
+    held = set(_terms(" ".join(asked)))
+    return {t: ASKED_WEIGHT if t in held else 1 for t in terms}
+
+
+def _asked(text: str) -> list[str]:
+    """The sentences of `text` that end with a question mark, when others are around them."""
     sentences = [s for s in _sentences(text) if s.strip()]
     asked = [s for s in sentences if s.rstrip().endswith("?")]
-    if not asked or len(asked) == len(sentences):
-        return dict.fromkeys(terms, 1)
-    held = set(query_terms(" ".join(asked)))
-    return {t: ASKED_WEIGHT if t in held else 1 for t in terms}
+    return asked if len(asked) < len(sentences) else []
 
 
 def _sentences(text: str) -> list[str]:

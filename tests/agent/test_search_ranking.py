@@ -7,7 +7,13 @@ from pathlib import Path
 from agent.models.policy import judge, weigh
 from agent.search import DocsIndex
 from agent.search.index import title_share
-from agent.search.query import ASKED_WEIGHT, match_expression, query_terms, term_weights
+from agent.search.query import (
+    ASKED_WEIGHT,
+    MAX_TERMS,
+    match_expression,
+    query_terms,
+    term_weights,
+)
 from agent.tools.corpus import Corpus
 
 
@@ -28,6 +34,15 @@ def test_one_sentence_or_no_question_mark_counts_every_word_once() -> None:
     assert set(term_weights("What kinds of timeouts are there?").values()) == {1}
     assert set(term_weights("Slow servers. Timeouts. Pools.").values()) == {1}
     assert set(term_weights("timeouts in main.c? or v1.2?").values()) == {1}
+
+
+def test_a_long_context_never_crowds_the_question_out_of_the_terms_searched() -> None:
+    context = " ".join(f"word{n}" for n in range(MAX_TERMS + 8)) + "."
+    terms = query_terms(f"{context} How do I set a proxy?")
+    assert len(terms) == MAX_TERMS and terms[-2:] == ["set", "proxy"]
+    assert terms[: MAX_TERMS - 2] == [f"word{n}" for n in range(MAX_TERMS - 2)]
+    assert term_weights(f"{context} How do I set a proxy?")["proxy"] == ASKED_WEIGHT
+    assert query_terms(context)[-1] == f"word{MAX_TERMS - 1}"  # no question: the first ones
 
 
 def test_a_weighted_term_is_repeated_in_the_match_expression() -> None:
