@@ -54,7 +54,9 @@ words (`title_share`): such a heading names what the question asks about
 that use the words often. On the four eval sets it raised evidence hits from 64 to 68 of
 84 and first places from 43 to 49; 0.25 lost a CMake hit, 0.5 an httpx first place."""
 
-_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")  # a Markdown link's target: `](path#anchor)`
+_LINK_TARGET = re.compile(  # `](path#anchor "title")`, `<https://url>`; not `Pool<Timeout>`
+    r"\]\([^)]*\)|<[^<>\s]*[:/#.][^<>\s]*>"
+)
 
 Held = dict[str, set[int]]
 """Each query term, and the section ids among those asked about that hold it."""
@@ -395,7 +397,8 @@ def _bm25() -> str:
 
 def _marked(snippet: str) -> str:
     """The snippet on one line with its matches marked (the doc's own `**` dropped, and no
-    mark inside a link's target, where it would break the link: `](guide.md#timeouts)`)."""
+    mark inside a link's target, where it would break the link: `](guide.md#timeouts)`,
+    `<https://example.org/timeouts>`)."""
     snippet = snippet.replace(MARK, "")
     snippet = _LINK_TARGET.sub(lambda m: m.group().replace("\x02", "").replace("\x03", ""), snippet)
     return " ".join(snippet.replace("\x02", MARK).replace("\x03", MARK).split())

@@ -177,3 +177,20 @@ def test_plural_words_find_their_pair_too() -> None:
 def test_a_snippet_marks_no_match_inside_a_link_target(tmp_path: Path) -> None:
     index = index_of(tmp_path, {"a.md": "# A\n\nSee [timeouts](guide.md#timeouts) first.\n"})
     assert index.search("timeouts")[0].snippet == "See [**timeouts**](guide.md#timeouts) first."
+
+
+def test_a_snippet_marks_no_match_inside_a_titled_link_or_an_angle_bracket_target(
+    tmp_path: Path,
+) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "a.md": '# A\n\nSee [timeouts](guide.md#timeouts "Timeouts") or <https://x.org/timeouts>.\n',
+            "b.rst": "B\n=\n\nSee `timeouts <https://x.org/timeouts>`_, Pool<Timeouts>.\n",
+        },
+    )
+    snippets = sorted(h.snippet for h in index.search("timeouts"))
+    assert snippets == [
+        "B = See `**timeouts** <https://x.org/timeouts>`_, Pool<**Timeouts**>.",
+        'See [**timeouts**](guide.md#timeouts "Timeouts") or <https://x.org/timeouts>.',
+    ]
