@@ -22,6 +22,7 @@ from agent.events import (
     ToolCallStarted,
     Usage,
 )
+from agent.markdown_html import markdown_html
 from agent.messages import Message
 from agent.tools.citations import find_citations
 from agent.trace import Trace
@@ -209,9 +210,14 @@ pre { background: #f6f6f6; padding: 0.75rem; overflow-x: auto; white-space: pre-
 details > summary { cursor: pointer; color: #444; }
 .error { color: #b00020; } .repeat { color: #8a5a00; }
 .answer { background: #f0f7f0; padding: 0.5rem 1rem; border-left: 4px solid #3a7d44; }
+.answer blockquote { margin: 0.5rem 0; padding: 0 0 0 1rem; border-left: 3px solid #aaa; }
+.answer table { border-collapse: collapse; } .answer th, .answer td {
+  border: 1px solid #ccc; padding: 0.2rem 0.5rem; }
 @media (prefers-color-scheme: dark) {
   body { color: #eee; background: #161618; } pre { background: #242428; }
-  .answer { background: #1d2a1f; } h2 { border-color: #333; } }
+  .answer { background: #1d2a1f; } h2 { border-color: #333; }
+  .answer blockquote { border-color: #666; } .answer th, .answer td { border-color: #555; }
+  .answer a { color: #8ab4f8; } }
 """
 
 
@@ -234,7 +240,8 @@ def _html(trace: Trace, run: _Run) -> str:
         body.extend(_html_call(call) for call in step.calls)
     body.append("<h2>Answer</h2>")
     if run.finished and run.finished.answer:
-        body.append(f"<div class=answer><pre>{e(run.finished.answer)}</pre></div>")
+        answer = markdown_html(run.finished.answer, first_heading=3)
+        body.append(f"<div class=answer>\n{answer}\n</div>")
         cited = _citations(trace, run)
         if cited:
             body.append("<ul>" + "".join(f"<li>{e(row)}</li>" for row in cited) + "</ul>")
