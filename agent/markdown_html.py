@@ -2,10 +2,11 @@
 
 Blocks: paragraphs, ATX headings, fenced and indented code, block quotes, bullet and
 numbered lists, rules and pipe tables. Inline: code spans, bold, italic, links and
-<autolinks>. The text is untrusted (a model's answer quoting docs), so every character
-is escaped before markup is added and raw HTML shows as text; only http(s) and relative
-URLs become links; containers nest at most MAX_DEPTH deep (deeper text is shown as
-text); and no pattern backtracks, so the time stays linear in the size of the text.
+<autolinks>; an image becomes a link to it. The text is untrusted (a model's answer
+quoting docs), so every character is escaped before markup is added and raw HTML shows
+as text; only http(s) and relative URLs become links; containers nest at most MAX_DEPTH
+deep (deeper text is shown as text); and no pattern backtracks, so the time stays
+linear in the size of the text.
 """
 
 from __future__ import annotations
@@ -14,18 +15,18 @@ import re
 from html import escape
 
 from agent.markdown_inline import inline_html as _inline
+from agent.markdown_table import is_table as _is_table
+from agent.markdown_table import table_html
 
 MAX_DEPTH = 16
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # \x00 marks a kept piece below
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # which frees \x00 for markdown_inline
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 _QUOTE = re.compile(r" {0,3}> ?")
 _ITEM = re.compile(r" {0,3}([-+*]|\d{1,9}[.)])( +|$)")
-_ALIGN = re.compile(r":?-+:?")
-_PIPE = re.compile(r"(?<!\\)\|")
+_UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*$")  # makes the paragraph above a heading
 _STARTS = frozenset("#>`~-*_+0123456789")
-_SIDES = {(True, True): "center", (False, True): "right", (True, False): "left"}
 
 
 def markdown_html(text: str, *, first_heading: int = 1) -> str:
@@ -45,8 +46,11 @@ def _indent(line: str) -> int:
 
 
 def _is_rule(line: str) -> bool:
-    marks = line.replace(" ", "").replace("\t", "")
-    return len(marks) >= 3 and marks[0] in "-*_" and not marks.strip(marks[0]) and _indent(line) < 4
+    marks = line.strip()
+    if marks[:1] not in ("-", "*", "_") or _indent(line) > 3:
+        return False
+    dense = marks.replace(" ", "").replace("\t", "")
+    return len(dense) >= 3 and not dense.strip(dense[0])
 
 
 def _fence(line: str) -> re.Match[str] | None:
@@ -59,20 +63,29 @@ def _item(line: str) -> re.Match[str] | None:
     return found if found and not _is_rule(line) else None
 
 
-def _is_table(lines: list[str], i: int) -> bool:
-    if i + 1 >= len(lines) or "|" not in lines[i] or "|" not in lines[i + 1]:
-        return False
-    marks = _cells(lines[i + 1])
-    return all(_ALIGN.fullmatch(m) for m in marks) and len(marks) == len(_cells(lines[i]))
-
-
 def _starts_block(line: str) -> bool:
     """Whether `line` ends a paragraph (a table's start is checked apart: it takes two)."""
     if line.lstrip(" ")[:1] not in _STARTS:
         return False
-    item = _item(line)
+    item = _item(line)  # only a list's first item, with text, interrupts: "2015. Then"
     starts = _HEADING.match(line) or _QUOTE.match(line) or _fence(line) or _is_rule(line)
-    return bool(starts or (item and line[item.end() :].strip()))
+    return bool(starts or item and line[item.end() :].strip() and item[1][:-1] in ("", "1"))
+
+
+def _ends_paragraph(lines: list[str], i: int) -> bool:
+    return not lines[i].strip() or _starts_block(lines[i]) or _is_table(lines, i)
+
+
+def _closes(line: str, mark: str) -> bool:
+    fence = line.strip()
+    return fence.startswith(mark) and not fence.strip(mark[0]) and _indent(line) < 4
+
+
+def _next_text(lines: list[str], i: int) -> int:
+    """The first line from `i` on that is not blank."""
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return i
 
 
 def _blocks(lines: list[str], depth: int, h: int, tight: bool = False) -> list[str]:
@@ -87,24 +100,18 @@ def _blocks(lines: list[str], depth: int, h: int, tight: bool = False) -> list[s
             out.append(f"<p>{_inline(chr(10).join(s.strip() for s in lines[i:]))}</p>")
             break
         if fence := _fence(line):
-            mark, indent, body = fence[1], _indent(line), []
-            i += 1
-            while i < n:
-                ends = lines[i].strip()
+            indent, body, i = _indent(line), [], i + 1
+            while i < n and not _closes(lines[i], fence[1]):
+                body.append(lines[i][min(indent, _indent(lines[i])) :])
                 i += 1
-                if ends.startswith(mark) and not ends.strip(mark[0]) and _indent(lines[i - 1]) < 4:
-                    break
-                body.append(lines[i - 1][min(indent, _indent(lines[i - 1])) :])
-            words = fence[2].split()
+            i, words = i + 1, fence[2].split()
             lang = f' class="language-{escape(words[0])}"' if words else ""
             out.append(f"<pre><code{lang}>{escape(chr(10).join(body))}</code></pre>")
         elif _indent(line) >= 4:
             start = i
             while i < n and (not lines[i].strip() or _indent(lines[i]) >= 4):
                 i += 1
-            while not lines[i - 1].strip():
-                i -= 1
-            code = "\n".join(s[4:] for s in lines[start:i])
+            code = "\n".join(s[4:] for s in lines[start:i]).rstrip("\n")
             out.append(f"<pre><code>{escape(code)}</code></pre>")
         elif heading := _HEADING.match(line):
             title = line[heading.end() :].strip()
@@ -117,35 +124,36 @@ def _blocks(lines: list[str], depth: int, h: int, tight: bool = False) -> list[s
             out.append("<hr>")
             i += 1
         elif _QUOTE.match(line):
-            inner = []
-            while i < n and (quoted := _QUOTE.match(lines[i])):
-                inner.append(lines[i][quoted.end() :])
+            inner: list[str] = []
+            while i < n and (
+                (quoted := _QUOTE.match(lines[i]))
+                or inner[-1].strip()  # a lazy continuation of the quote's paragraph
+                and not _ends_paragraph(lines, i)
+            ):
+                inner.append(lines[i][quoted.end() :] if quoted else lines[i])
                 i += 1
-            out.append(
-                "<blockquote>\n" + "\n".join(_blocks(inner, depth + 1, h)) + "\n</blockquote>"
-            )
+            out.append("\n".join(["<blockquote>", *_blocks(inner, depth + 1, h), "</blockquote>"]))
         elif item := _item(line):
             html, i = _list(lines, i, item, depth, h)
             out.append(html)
         elif _is_table(lines, i):
-            html, i = _table(lines, i)
+            html, i = table_html(lines, i, _starts_block)
             out.append(html)
         else:
             start, i = i, i + 1
-            while (
-                i < n
-                and lines[i].strip()
-                and not _starts_block(lines[i])
-                and not _is_table(lines, i)
-            ):
+            while i < n and not _ends_paragraph(lines, i) and not _UNDERLINE.match(lines[i]):
                 i += 1
-            text = "\n".join(_hard_break(s, k < i - 1) for k, s in enumerate(lines[start:i], start))
-            out.append(_inline(text) if tight else f"<p>{_inline(text)}</p>")
+            breaks = [
+                s.strip() + "\\" * (s.endswith("  ") and k < i)
+                for k, s in enumerate(lines[start:i], start + 1)
+            ]
+            text = _inline("\n".join(breaks))  # a line ending in two spaces breaks there
+            if i < n and (underline := _UNDERLINE.match(lines[i])):
+                level, i = min(6, h + (underline[1][0] == "-")), i + 1
+                out.append(f"<h{level}>{text}</h{level}>")
+            else:
+                out.append(text if tight else f"<p>{text}</p>")
     return out
-
-
-def _hard_break(line: str, more: bool) -> str:
-    return line.strip() + ("\\" if more and line.endswith("  ") else "")
 
 
 def _list(lines: list[str], i: int, first: re.Match[str], depth: int, h: int) -> tuple[str, int]:
@@ -158,9 +166,7 @@ def _list(lines: list[str], i: int, first: re.Match[str], depth: int, h: int) ->
         i += 1
         while i < n:
             if not lines[i].strip():
-                after = i
-                while after < n and not lines[after].strip():
-                    after += 1
+                after = _next_text(lines, i)
                 if after == n or _indent(lines[after]) < width:
                     break
                 body += [""] * (after - i)
@@ -168,44 +174,18 @@ def _list(lines: list[str], i: int, first: re.Match[str], depth: int, h: int) ->
             elif _indent(lines[i]) >= width:
                 body.append(lines[i][width:])
                 i += 1
-            elif body[-1].strip() and not _starts_block(lines[i]) and not _is_table(lines, i):
+            elif body[-1].strip() and not _item(lines[i]) and not _ends_paragraph(lines, i):
                 body.append(lines[i])  # a lazy continuation of the item's paragraph
                 i += 1
             else:
                 break
         items.append(body)
-        after = i
-        while after < n and not lines[after].strip():
-            after += 1
+        after = _next_text(lines, i)
         if i < after < n and (next_item := _item(lines[after])) and next_item[1][-1] == kind:
             i, loose = after, True
-    rendered = ("\n".join(_blocks(body, depth + 1, h, not loose)) for body in items)
-    html = "".join(f"<li>{body}</li>\n" for body in rendered)
+    shown = "".join(
+        f"<li>{chr(10).join(_blocks(b, depth + 1, h, not loose))}</li>\n" for b in items
+    )
     number = first[1][:-1]
-    if not number.isdigit():
-        return f"<ul>\n{html}</ul>", i
-    start = f' start="{int(number)}"' if int(number) != 1 else ""
-    return f"<ol{start}>\n{html}</ol>", i
-
-
-def _cells(line: str) -> list[str]:
-    row = line.strip().removeprefix("|")
-    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
-    return [cell.strip() for cell in _PIPE.split(row)]
-
-
-def _table(lines: list[str], i: int) -> tuple[str, int]:
-    sides = [_SIDES.get((m[0] == ":", m[-1] == ":" and len(m) > 1)) for m in _cells(lines[i + 1])]
-    aligns = [f' style="text-align:{side}"' if side else "" for side in sides]
-
-    def row(line: str, tag: str) -> str:
-        cells = _cells(line)
-        cells += [""] * (len(aligns) - len(cells))
-        shown = (f"<{tag}{a}>{_inline(c)}</{tag}>" for a, c in zip(aligns, cells, strict=False))
-        return "<tr>" + "".join(shown) + "</tr>"
-
-    rows, i = [row(lines[i], "th")], i + 2
-    while i < len(lines) and "|" in lines[i] and lines[i].strip() and not _starts_block(lines[i]):
-        rows.append(row(lines[i], "td"))
-        i += 1
-    return "<table>\n" + "\n".join(rows) + "\n</table>", i
+    tag = "ul" if not number else "ol" if int(number) == 1 else f'ol start="{int(number)}"'
+    return f"<{tag}>\n{shown}</{tag[:2]}>", i

@@ -21,8 +21,8 @@ _TICKS = re.compile(r"`+")
 _ASCII_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _ESCAPABLE = frozenset(_ASCII_PUNCTUATION + "\n")
 _AUTOLINK = re.compile(r"<(https?://[^\s<>\x00]+)>", re.IGNORECASE)
-_LINK = re.compile(r"\[([^\[\]]*)\]\(([^\s()\x00]*)(?: +\"[^\"\x00]*\")?\)")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_LINK = re.compile(r"!?\[([^\[\]]*)\]\(([^\s()\x00]*)(?: +\"[^\"\x00]*\")?\)")
+_PATH_START = re.compile(r"[/?#]")
 _DELIMS = re.compile(r"\*+|_+")
 _KEPT = re.compile(r"\x00(\d+)\x00")
 
@@ -41,6 +41,7 @@ def inline_html(text: str) -> str:
         label, url = found[1], found[2]
         if not safe_url(url):
             return found[0]  # shown as the text it is
+        # An image becomes a link to it, labelled with its text: the page fetches nothing.
         inner = _restore(_emphasis(label), kept) or escape(url)
         return keep(f'<a href="{escape(url)}">{inner}</a>')
 
@@ -53,8 +54,9 @@ def safe_url(url: str) -> bool:
     """Whether `url` may be a link's target: http(s), or relative (no scheme at all)."""
     if any(ord(c) <= 32 or c == "\x7f" for c in url):
         return False  # browsers drop these, so "\x01javascript:" would run
-    scheme = _SCHEME.match(url)
-    return scheme is None or scheme[0].lower() in ("http:", "https:")
+    if url[:7].lower() == "http://" or url[:8].lower() == "https://":
+        return True
+    return ":" not in _PATH_START.split(url, maxsplit=1)[0]  # "a:b" could be a scheme
 
 
 def _restore(html: str, kept: list[str]) -> str:
@@ -96,40 +98,59 @@ class _Run:
     """A run of `*` or `_`: the delimiters left as text, and the tags it closes and opens."""
 
     char: str
-    count: int
+    length: int
+    can_open: bool
+    can_close: bool
+    count: int = 0  # delimiters not yet used by a tag
     closes: str = ""
     opens: str = ""  # the last matched (outermost) first
+
+    def pairs(self, closer: _Run) -> bool:
+        """Whether this opener can close at `closer` (CommonMark's "rule of 3")."""
+        both = self.can_close or closer.can_open
+        three = (self.length + closer.length) % 3 == 0 and (self.length % 3 or closer.length % 3)
+        return self.char == closer.char and not (both and three)
 
     def html(self) -> str:
         return self.closes + self.char * self.count + self.opens
 
 
 def _emphasis(text: str) -> str:
+    """Escaped `text` with emphasis, matched as CommonMark does and in linear time: no
+    opener is looked at twice for the same kind of closer once it failed to match one."""
     pieces: list[str | _Run] = []
     stack: list[_Run] = []
-    waiting = {"*": 0, "_": 0}  # openers on the stack, by character
+    floor: dict[tuple[str, int, bool], int] = {}  # openers below it failed that kind before
     done = 0
     for found in _DELIMS.finditer(text):
         start, end = found.span()
-        run = _Run(found[0][0], end - start)
+        run = _Run(
+            found[0][0],
+            end - start,
+            *_flanking(found[0][0], text[start - 1 : start], text[end : end + 1]),
+        )
+        run.count = run.length
         pieces += [escape(text[done:start]), run]
         done = end
-        can_open, can_close = _flanking(run.char, text[start - 1 : start], text[end : end + 1])
-        while can_close and run.count and waiting[run.char]:
-            while stack[-1].char != run.char:  # an opener of the other kind stays text
-                waiting[stack.pop().char] -= 1
-            opener = stack[-1]
+        kind = (run.char, run.length % 3, run.can_open)
+        while run.can_close and run.count:
+            at = len(stack) - 1
+            while at >= floor.get(kind, 0) and not stack[at].pairs(run):
+                at -= 1
+            if at < floor.get(kind, 0):
+                floor[kind] = len(stack)
+                break
+            opener = stack[at]
             used = 2 if run.count >= 2 and opener.count >= 2 else 1
             tag = "strong" if used == 2 else "em"
             opener.opens = f"<{tag}>" + opener.opens
             run.closes += f"</{tag}>"
             opener.count -= used
             run.count -= used
-            if not opener.count:
-                waiting[stack.pop().char] -= 1
-        if can_open and run.count:
+            del stack[at + (opener.count > 0) :]  # runs in between stay text
+            floor = {key: min(bottom, len(stack)) for key, bottom in floor.items()}
+        if run.can_open and run.count:
             stack.append(run)
-            waiting[run.char] += 1
     pieces.append(escape(text[done:]))
     return "".join(p if isinstance(p, str) else p.html() for p in pieces)
 
@@ -146,6 +167,6 @@ def _flanking(char: str, before: str, after: str) -> tuple[bool, bool]:
 
 
 def _is_punctuation(char: str) -> bool:
-    if char < "\x80":
-        return bool(char) and char in _ASCII_PUNCTUATION
+    if char < "\x80":  # a kept piece counts as the punctuation around it: `code`, \*, <url>
+        return bool(char) and char in _ASCII_PUNCTUATION + "\x00"
     return unicodedata.category(char)[0] in "PS"

@@ -42,7 +42,7 @@ class _Tags(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: object) -> None:
         self.seen.add(tag)
-        if tag not in {"meta", "br", "link"}:
+        if tag not in {"meta", "br", "link", "hr"}:
             self.stack.append(tag)
 
     def handle_endtag(self, tag: str) -> None:
@@ -62,6 +62,51 @@ def test_html_is_one_well_formed_self_contained_page() -> None:
     assert not ({"script", "link", "img", "iframe"} & parser.seen)
     assert "What is the default timeout?" in "".join(parser.text)
     assert "tokens so far" in page
+
+
+ANSWER = """According to `a.md` (A):
+
+> The answer is **42**.
+> * one <script>alert(1)</script>
+>
+> ```python
+> x = 42
+> ```
+
+Source: a.md:1-3"""
+
+
+def test_html_shows_the_answer_rendered_and_markdown_keeps_its_source(tmp_path: Path) -> None:
+    page = export(read_trace(FIXTURES / "answered.jsonl"), "html")
+    assert "<p>The default timeout is <strong>5 seconds</strong> (advanced" in page
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nThe answer is 42.\n")
+    script = tmp_path / "script.json"
+    turns = [{"tool_calls": [{"name": "read_doc", "arguments": {"path": "a.md"}}]}]
+    script.write_text(json.dumps([*turns, {"content": ANSWER}]))
+    trace = tmp_path / "run.jsonl"
+    args = ["ask", "q", "--docs", str(docs), "--model", f"script:{script}", "--trace", str(trace)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    page = export(read_trace(trace), "html")
+    answer = page[
+        page.index("<div class=answer>") : page.index("</div>", page.index("<div class=answer>"))
+    ]
+    assert answer.splitlines()[1:] == [
+        "<p>According to <code>a.md</code> (A):</p>",
+        "<blockquote>",
+        "<p>The answer is <strong>42</strong>.</p>",
+        "<ul>",
+        "<li>one &lt;script&gt;alert(1)&lt;/script&gt;</li>",
+        "</ul>",
+        '<pre><code class="language-python">x = 42</code></pre>',
+        "</blockquote>",
+        "<p>Source: a.md:1-3</p>",
+    ]
+    parser = _Tags()
+    parser.feed(page)
+    assert parser.stack == [] and "script" not in parser.seen
+    assert f"## Answer\n\n{ANSWER}\n" in export(read_trace(trace), "markdown")
 
 
 def test_openai_format_is_the_messages_as_sent() -> None:
