@@ -32,7 +32,8 @@ _STARTS = frozenset("#>`~-*_+0123456789")
 def markdown_html(text: str, *, first_heading: int = 1) -> str:
     """`text` (Markdown) as an HTML fragment; a `#` heading becomes `<h{first_heading}>`."""
     text = _CONTROL.sub("\ufffd", text.replace("\r\n", "\n").replace("\r", "\n"))
-    return "\n".join(_blocks([_expand(line) for line in text.split("\n")], 0, first_heading))
+    lines = [_expand(line) for line in text.split("\n")]
+    return "\n".join(_blocks(lines, 0, min(max(first_heading, 1), 6)))
 
 
 def _expand(line: str) -> str:

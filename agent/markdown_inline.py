@@ -3,7 +3,8 @@
 Used by agent/markdown_html.py, which has already replaced control characters, so a
 NUL here only ever marks a piece of finished HTML kept aside ("\\x00N\\x00"). Every
 pattern is linear: backtick runs are paired through an index, links stop at the next
-bracket, and emphasis is matched with one stack of open delimiter runs.
+bracket, and emphasis is matched on one stack of open delimiter runs that a closer
+searches no deeper than where the same kind of closer failed before.
 """
 
 from __future__ import annotations
@@ -45,9 +46,9 @@ def inline_html(text: str) -> str:
         inner = _restore(_emphasis(label), kept) or escape(url)
         return keep(f'<a href="{escape(url)}">{inner}</a>')
 
-    text = _code_and_escapes(text, keep)
+    text = _LINK.sub(link, _code_and_escapes(text, keep))  # before <url>: no link in a link
     text = _AUTOLINK.sub(lambda m: keep(f'<a href="{escape(m[1])}">{escape(m[1])}</a>'), text)
-    return _restore(_emphasis(_LINK.sub(link, text)), kept)
+    return _restore(_emphasis(text), kept)
 
 
 def safe_url(url: str) -> bool:

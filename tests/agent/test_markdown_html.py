@@ -133,6 +133,7 @@ class SafeHTML(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         assert tag in ALLOWED, tag
+        assert not (tag == "a" and "a" in self.stack), "a link inside a link"
         for name, value in attrs:
             assert value is not None
             if tag == "a" and name == "href":
@@ -189,6 +190,7 @@ HOSTILE = [
     "> <script>\n> - <img src=x>\n>   ```\n>   </pre><script>",
     "| <script> | b |\n|---|---|\n| `</td>` | [x](javascript:1) |",
     "**<script>** _<img>_ `<b>` [<i>](https://x.org/<i>)",
+    "[<https://a.org>](https://b.org) <https://a.org/[x](https://b.org)>",
 ]
 
 
