@@ -60,5 +60,6 @@ def test_the_html_export_renders_in_chromium() -> None:
     ).stdout
     assert "<h1>What is the default timeout?</h1>" in dom
     assert dom.count("<details") >= 1 and "Totals" in dom
+    assert "<strong>5 seconds</strong>" in dom  # the answer's Markdown, rendered
     assert shot.stat().st_size > 10_000  # a real picture, not an empty page
     print(f"\nexport: rendered in {Path(browser).name}; screenshot {shot.relative_to(ROOT)}")
