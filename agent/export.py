@@ -235,8 +235,10 @@ def _html(trace: Trace, run: _Run) -> str:
                 f"<p class=counters>{step.total.total_tokens:,} tokens so far · "
                 f"model took {step.duration_s or 0:.2f} s</p>"
             )
-        if step.text:
-            body.append(f"<p>{e(step.text)}</p>")
+        if step.text:  # what the model wrote beside its calls: Markdown, as the answer is
+            body.append(
+                f"<div class=step-text>\n{markdown_html(step.text, first_heading=3)}\n</div>"
+            )
         body.extend(_html_call(call) for call in step.calls)
     body.append("<h2>Answer</h2>")
     if run.finished and run.finished.answer:

@@ -83,7 +83,8 @@ def test_html_shows_the_answer_rendered_and_markdown_keeps_its_source(tmp_path: 
     docs.mkdir()
     (docs / "a.md").write_text("# A\n\nThe answer is 42.\n")
     script = tmp_path / "script.json"
-    turns = [{"tool_calls": [{"name": "read_doc", "arguments": {"path": "a.md"}}]}]
+    call = {"name": "read_doc", "arguments": {"path": "a.md"}}
+    turns = [{"content": "Let me **read** `a.md` <b>first</b>.", "tool_calls": [call]}]
     script.write_text(json.dumps([*turns, {"content": ANSWER}]))
     trace = tmp_path / "run.jsonl"
     args = ["ask", "q", "--docs", str(docs), "--model", f"script:{script}", "--trace", str(trace)]
@@ -103,6 +104,9 @@ def test_html_shows_the_answer_rendered_and_markdown_keeps_its_source(tmp_path: 
         "</blockquote>",
         "<p>Source: a.md:1-3</p>",
     ]
+    assert (
+        "<p>Let me <strong>read</strong> <code>a.md</code> &lt;b&gt;first&lt;/b&gt;.</p>" in page
+    )  # the step's own text is rendered too, and escaped
     parser = _Tags()
     parser.feed(page)
     assert parser.stack == [] and "script" not in parser.seen
