@@ -217,6 +217,7 @@ details > summary { cursor: pointer; color: #444; }
   body { color: #eee; background: #161618; } pre { background: #242428; }
   .answer { background: #1d2a1f; } h2 { border-color: #333; }
   .answer blockquote { border-color: #666; } .answer th, .answer td { border-color: #555; }
+  details > summary { color: #bbb; }
   .answer a { color: #8ab4f8; } }
 """
 
