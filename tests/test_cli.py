@@ -215,17 +215,21 @@ def test_help_and_version() -> None:
 @needs_httpx
 def test_offline_model_answers_the_timeouts_question_with_no_key() -> None:
     question = "What timeout types does httpx have?"
-    code, out, err = ask(question, "--docs", str(HTTPX_DOCS))
+    code, answer, err = ask(question, "--docs", str(HTTPX_DOCS))
     assert code == 0
     assert err.splitlines()[0].startswith("docsagent: no API key set")
     for kind in ["connect", "read", "write", "pool"]:
-        assert kind in out.lower()
+        assert kind in answer.lower()
     code, out, _ = ask(question, "--docs", str(HTTPX_DOCS), "--json")
     data = json.loads(out)
     assert data["stop_reason"] == "answered" and data["declined"] is False
     timeouts = [c for c in data["citations"] if c["path"] == "advanced/timeouts.md"]
     assert timeouts and all(c["valid"] and c["read"] for c in timeouts)
     assert any(c["start"] <= 45 and c["end"] >= 61 for c in timeouts)
+    page = (ROOT / "data" / "manual" / "offline-model.md").read_text(encoding="utf-8")
+    example = page.split(f'"{question}" on the\nhttpx docs):')[1].split("```")[1]
+    cited = [line for line in example.splitlines() if line.startswith(("Source:", "See also:"))]
+    assert len(cited) == 2 and all(line in answer.splitlines() for line in cited)
 
 
 def test_an_offline_decline_says_so_in_json_and_cites_nothing(docs: Path) -> None:
