@@ -196,6 +196,13 @@ async def test_ctrl_o_replays_a_recent_trace(make_session: SessionFactory, confi
         assert replay.state == live
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TracePicker))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("q")  # from the chat, q goes back: the conversation is kept
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        assert app.is_running and chat(app).state.runs == live.runs
 
 
 async def test_the_command_palette_lists_the_actions(

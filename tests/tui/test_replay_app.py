@@ -189,4 +189,4 @@ async def test_the_footer_shows_the_stepping_keys(make_session: SessionFactory) 
         assert {("space", "Play"), ("s", "Step"), ("t", "Tool"), ("a", "Answer")} <= shown
         assert ("right", "Event") in shown and ("left", "Back") not in shown  # room for quit
         every = {b.binding.action for b in app.active_bindings.values()}
-        assert {"previous('step')", "previous('tool')", "app.quit", "faster", "back"} <= every
+        assert {"previous('step')", "previous('tool')", "leave", "faster", "back"} <= every

@@ -68,7 +68,14 @@ class ReplayScreen(TraceScreen):
         Binding("end", "end", "End", priority=True, show=False),
         Binding("ctrl+y", "copy", "Copy", show=False),
         Binding("ctrl+s", "export", "Export"),
-        Binding("q", "app.quit", "Quit", priority=True, show=False, tooltip="Quit docsagent"),
+        Binding(
+            "q",
+            "leave",
+            "Quit",
+            priority=True,
+            show=False,
+            tooltip="Quit docsagent (back to the chat when opened from it)",
+        ),
         Binding("escape", "close", "Chat"),
     ]
 
@@ -116,6 +123,14 @@ class ReplayScreen(TraceScreen):
         if action == "close":
             return not self.standalone
         return True
+
+    async def action_leave(self) -> None:
+        """`q`: quit a replay started with `docsagent replay`; from the chat, go back to it,
+        so a stray `q` never ends the conversation (ctrl+q still quits)."""
+        if self.standalone:
+            await self.app.action_quit()
+        else:
+            self.action_close()
 
     def _go(self, position: int) -> None:
         self.state = self.replayer.seek(position)
