@@ -9,7 +9,6 @@ Results are typed (`Hit`), never text to parse.
 from __future__ import annotations
 
 import json
-import math
 import re
 import sqlite3
 import threading
@@ -20,46 +19,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.search import store
+from agent.search import rank, store
 from agent.search.examples import example_questions
-from agent.search.query import (
-    STOPWORDS,
-    alternatives,
-    match_expression,
-    query_terms,
-    term_weights,
-    words,
-)
+from agent.search.query import match_expression, query_terms, term_weights
 from agent.search.sections import Section
 from agent.search.store import DocSource, Progress
-
-WEIGHTS = (2.0, 1.0, 1.0)
-"""BM25 weights of a section's own heading, its parent headings and path, and its body.
-
-A word in a section's heading says what the section is about; the same word in its
-body may only mention it. On 24 questions over the httpx docs and the bundled manual,
-2/1/1 put the expected section first for 16 and in the top three for 21; 1/1/1,
-4/2/1 and 8/2/1 did so for 15 and 21 (the questions that failed failed for them all).
-"""
-
-CANDIDATES = 50
-"""Sections BM25 ranks first that the heading bonus may reorder: enough to reach a section
-whose heading names the subject from far down a long list of body matches (20, 50 and 100
-did equally well on the eval sets)."""
-
-TITLE_BONUS = 0.35
-"""How much a section's score grows, at most, when its own heading is made of the query's
-words (`title_share`): such a heading names what the question asks about
-("CMAKE_TOOLCHAIN_FILE" for "cmake toolchain file"), where BM25 alone favours long bodies
-that use the words often. On the four eval sets it raised evidence hits from 64 to 68 of
-84 and first places from 43 to 49; 0.25 lost a CMake hit, 0.5 an httpx first place."""
 
 _LINK_TARGET = re.compile(  # `](path#anchor "title")`, `<https://url>`; not `Pool<Timeout>`
     r"\]\([^)]*\)|<[^<>\s]*[:/#.][^<>\s]*>"
 )
-
-Held = dict[str, set[int]]
-"""Each query term, and the section ids among those asked about that hold it."""
 
 MARK = "**"
 """What a snippet puts around each matched word."""
@@ -192,7 +160,7 @@ class DocsIndex:
 
         Any section holding any term matches; BM25 ranks them, headings above body text,
         and a section whose own heading is made of the query's words moves up
-        (`TITLE_BONUS`). In free text, the words of the question count more than those of
+        (`rank.TITLE_BONUS`). In free text, the words of the question count more than those of
         the context around it (`term_weights`).
         """
         if isinstance(query, str):
@@ -210,18 +178,27 @@ class DocsIndex:
                 "FROM fts JOIN sections ON sections.id = fts.rowid "
                 "JOIN files ON files.id = sections.file_id "
                 "WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?",
-                (SNIPPET_WORDS, expression, _bm25(), max(limit, CANDIDATES)),
+                (SNIPPET_WORDS, expression, rank.rank_function(), max(limit, rank.CANDIDATES)),
             ).fetchall()
             rowids = [row[0] for row in rows]
-            titled = self._holding(conn, terms, rowids, column="title")
-            parts = self._parts(conn, terms, rowids)
+            titled = rank.holding(conn, terms, rowids, column="title")
+            total = self._report.sections if self._report else 0  # prepared: _db() opened it
+            parts = rank.term_parts(conn, terms, rowids, total)
             ranked = []
             for rowid, _, snippet, path, start, end, trail in rows:
                 headings = tuple(json.loads(trail))
                 score = sum((weights or {}).get(t, 1) * parts[t].get(rowid, 0.0) for t in parts)
-                share = title_share(headings, terms, rowid, titled)
+                share = rank.title_share(headings, terms, rowid, titled)
                 ranked.append(
-                    (score * (1 + TITLE_BONUS * share), rowid, snippet, path, start, end, headings)
+                    (
+                        score * (1 + rank.TITLE_BONUS * share),
+                        rowid,
+                        snippet,
+                        path,
+                        start,
+                        end,
+                        headings,
+                    )
                 )
             ranked.sort(key=lambda row: -row[0])  # stable: BM25's order among equals
             del ranked[limit:]
@@ -239,65 +216,6 @@ class DocsIndex:
             for score, rowid, snippet, path, start, end, headings in ranked
         ]
 
-    def _parts(
-        self, conn: sqlite3.Connection, terms: Sequence[str], rowids: list[int]
-    ) -> dict[str, dict[int, float]]:
-        """Each term's part of the BM25 score of each of `rowids` that holds it.
-
-        FTS5's bm25() is the sum of its phrases' parts, so these add up to the score of
-        the whole query. A word searched with its `SYNONYMS` counts its best form only,
-        so a section that writes both "folder" and "directory" is not counted twice, and
-        with the rarity of the whole group, so a rare synonym does not outweigh the word
-        that was asked.
-        """
-        found: dict[str, dict[int, float]] = {}
-        if not rowids:
-            return found
-        total = self._report.sections if self._report else 0  # prepared: a search opened it
-        places = ", ".join("?" * len(rowids))
-        sql = (
-            f"SELECT rowid, -bm25(fts, {', '.join(str(w) for w in WEIGHTS)}) FROM fts "
-            f"WHERE fts MATCH ? AND rowid IN ({places})"
-        )
-        for term in terms:
-            cleaned = " ".join(words(term))
-            if not cleaned:
-                continue
-            held: dict[int, list[float]] = {}
-            forms = [cleaned, *alternatives(cleaned)]
-            group = _idf(total, _count(conn, match_expression([cleaned])))
-            for form in forms:
-                expression = match_expression([form], synonyms=False)
-                scale = 1.0
-                if len(forms) > 1:
-                    scale = group / _idf(total, _count(conn, expression))
-                for rowid, part in conn.execute(sql, (expression, *rowids)):
-                    held.setdefault(rowid, []).append(part * scale)
-            found[term] = {rowid: max(parts) for rowid, parts in held.items()}
-        return found
-
-    def _holding(
-        self, conn: sqlite3.Connection, terms: Sequence[str], rowids: list[int], column: str = ""
-    ) -> Held:
-        """Which of `rowids` hold each term (in `column` only, if given)."""
-        if not rowids:
-            return {}
-        places = ", ".join("?" * len(rowids))
-        found: dict[str, set[int]] = {}
-        for term in terms:
-            expression = match_expression([term])
-            if expression and column:
-                expression = f"{{{column}}} : ({expression})"
-            if expression:
-                found[term] = {
-                    rowid
-                    for (rowid,) in conn.execute(
-                        f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({places})",
-                        (expression, *rowids),
-                    )
-                }
-        return found
-
     def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many sections hold each term (0: the docs never use it)."""
         conn = self._db()
@@ -305,12 +223,7 @@ class DocsIndex:
         with self._lock:
             for term in terms:
                 expression = match_expression([term])
-                row = (
-                    conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,))
-                    if expression
-                    else None
-                )
-                counts[term] = int(row.fetchone()[0]) if row is not None else 0
+                counts[term] = rank.count(conn, expression) if expression else 0
         return counts
 
     @property
@@ -351,19 +264,6 @@ class DocsIndex:
             self._conn, self._report, self._closer = None, None, None
 
 
-def title_share(headings: Sequence[str], terms: Sequence[str], rowid: int, titled: Held) -> float:
-    """How much of a section's own heading the query holds: heading words held over the
-    heading's words plus one, so that a one-word heading ("Timeouts") held counts half
-    and a three-word one ("CMAKE_TOOLCHAIN_FILE") three quarters."""
-    own = (
-        {w for w in words(headings[-1]) if w not in STOPWORDS and not w.isdigit()}
-        if headings
-        else set()
-    )
-    held = sum(len(term.split()) for term in terms if rowid in titled.get(term, ()))
-    return min(1.0, held / (len(own) + 1)) if own else 0.0  # +1: one word is weak evidence
-
-
 @contextmanager
 def _snapshot(conn: sqlite3.Connection) -> Iterator[None]:
     """One read transaction: its statements see the index as it was at the first, though
@@ -373,26 +273,6 @@ def _snapshot(conn: sqlite3.Connection) -> Iterator[None]:
         yield
     finally:
         conn.execute("COMMIT")
-
-
-def _count(conn: sqlite3.Connection, expression: str) -> int:
-    """Sections that match an FTS5 expression."""
-    return int(
-        conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)).fetchone()[0]
-    )
-
-
-def _idf(sections: int, holding: int) -> float:
-    """FTS5's inverse document frequency in bm25(), for a term `holding` sections hold.
-
-    `sections` was counted when the index opened; another process may have added some
-    since, so that more sections hold the term than were counted (then it is common)."""
-    rest = max(sections - holding, 0)
-    return max(math.log((rest + 0.5) / (holding + 0.5)), 1e-6)
-
-
-def _bm25() -> str:
-    return "bm25({})".format(", ".join(str(w) for w in WEIGHTS))
 
 
 def _marked(snippet: str) -> str:

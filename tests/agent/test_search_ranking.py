@@ -6,7 +6,6 @@ from pathlib import Path
 
 from agent.models.policy import judge, weigh
 from agent.search import DocsIndex
-from agent.search.index import title_share
 from agent.search.query import (
     ASKED_WEIGHT,
     MAX_TERMS,
@@ -14,6 +13,7 @@ from agent.search.query import (
     query_terms,
     term_weights,
 )
+from agent.search.rank import title_share
 from agent.tools.corpus import Corpus
 
 
