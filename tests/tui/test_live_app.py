@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Label, OptionList, Static
-from textual.widgets.markdown import MarkdownFence
+from textual.widgets import OptionList, Static
 
 from agent.config import Config
 from agent.errors import AuthenticationError
@@ -415,17 +414,3 @@ async def test_home_shows_the_question_whatever_has_the_focus(
             await pilot.pause()
             assert messages.scroll_y == 0  # at once: no animation for later output to upset
             assert question.region.y > 0 and messages.region.contains_region(question.region)
-
-
-async def test_a_long_code_line_in_an_answer_wraps_instead_of_being_cut(
-    make_session: SessionFactory, config: Config
-) -> None:
-    command = "docsagent ask " + " ".join(f"--option-{n} value" for n in range(12)) + " END"
-    session, _ = make_session([reply(f"Run:\n\n```sh\n{command}\n```\n")])
-    app = chat_app(session, config, question="how?")
-    async with app.run_test(size=(80, 30)) as pilot:
-        await settle(pilot)
-        fence = app.screen.query_one(MarkdownFence)
-        code = fence.query_one(Label)
-        assert len(command) > fence.size.width  # the line is wider than the answer
-        assert code.size.width <= fence.size.width and code.size.height > 3  # so it wraps
