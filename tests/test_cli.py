@@ -9,19 +9,13 @@ from typer.testing import CliRunner
 
 from agent.events import RunFinished
 from agent.trace import read_trace
+from tests.cli_support import ask
 from tui.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
-HTTPX_DOCS = ROOT.parent / "shared" / "corpora" / "httpx-docs"
-needs_httpx = pytest.mark.skipif(
-    not HTTPX_DOCS.is_dir(), reason="../shared/corpora/httpx-docs is not beside the checkout"
-)
 SECRET = "sk-test-0123456789-do-not-print"
 
 
-@pytest.fixture(autouse=True)
-def clean_env(cli_env: Path) -> Path:
-    return cli_env
+pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 
 
 @pytest.fixture
@@ -48,13 +42,8 @@ TURNS: list[dict[str, object]] = [
 ]
 
 
-def ask(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["ask", *args])
-    return result.exit_code, result.stdout, result.stderr
-
-
 def test_ask_prints_progress_on_stderr_and_only_the_answer_on_stdout(
-    docs: Path, tmp_path: Path, clean_env: Path
+    docs: Path, tmp_path: Path, cli_env: Path
 ) -> None:
     code, out, err = ask(
         "How do I replay?", "--docs", str(docs), "--model", script(tmp_path, TURNS)
@@ -71,7 +60,7 @@ def test_ask_prints_progress_on_stderr_and_only_the_answer_on_stdout(
     )
     assert lines[2].startswith("answered after 3 steps · 2 tool calls · ≈")
     trace_path = lines[2].split("trace: ")[1]
-    assert Path(trace_path).parent == clean_env
+    assert Path(trace_path).parent == cli_env
     trace = read_trace(trace_path)
     assert trace.complete and trace.header["question"] == "How do I replay?"
     final = trace.events[-1]
@@ -110,13 +99,13 @@ def test_step_limit_exits_3_with_an_honest_line(docs: Path, tmp_path: Path) -> N
 
 
 def test_a_model_failure_exits_1_with_one_line_and_a_closed_trace(
-    docs: Path, tmp_path: Path, clean_env: Path
+    docs: Path, tmp_path: Path, cli_env: Path
 ) -> None:
     code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS[:1]))
     assert code == 1
     assert "Traceback" not in err
     assert err.splitlines()[-1] == "docsagent: the script has only 1 turns"
-    (trace,) = clean_env.iterdir()
+    (trace,) = cli_env.iterdir()
     final = read_trace(trace).events[-1]
     assert isinstance(final, RunFinished) and final.stop_reason == "error"
 
@@ -166,12 +155,12 @@ def test_usage_errors_exit_2() -> None:
 
 
 def test_the_key_never_reaches_a_trace_or_the_output(
-    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_env: Path
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_env: Path
 ) -> None:
     monkeypatch.setenv("LLM_API_KEY", SECRET)
     code, out, err = ask("How?", "--docs", str(docs), "--model", script(tmp_path, TURNS), "--json")
     assert code == 0
-    (trace,) = clean_env.iterdir()
+    (trace,) = cli_env.iterdir()
     assert SECRET not in trace.read_text() + out + err
 
 
@@ -210,60 +199,6 @@ def test_help_and_version() -> None:
     for word in ["ask", "replay", "tui", "--docs", "--model", "LLM_MODEL"]:
         assert word in result.stdout
     assert CliRunner().invoke(app, ["--version"]).stdout.startswith("docsagent ")
-
-
-@needs_httpx
-def test_offline_model_answers_the_timeouts_question_with_no_key() -> None:
-    question = "What timeout types does httpx have?"
-    code, answer, err = ask(question, "--docs", str(HTTPX_DOCS))
-    assert code == 0
-    assert err.splitlines()[0].startswith("docsagent: no API key set")
-    for kind in ["connect", "read", "write", "pool"]:
-        assert kind in answer.lower()
-    code, out, _ = ask(question, "--docs", str(HTTPX_DOCS), "--json")
-    data = json.loads(out)
-    assert data["stop_reason"] == "answered" and data["declined"] is False
-    timeouts = [c for c in data["citations"] if c["path"] == "advanced/timeouts.md"]
-    assert timeouts and all(c["valid"] and c["read"] for c in timeouts)
-    assert any(c["start"] <= 45 and c["end"] >= 61 for c in timeouts)
-    page = (ROOT / "data" / "manual" / "offline-model.md").read_text(encoding="utf-8")
-    example = page.split(f'"{question}" on the\nhttpx docs):')[1].split("```")[1]
-    cited = [line for line in example.splitlines() if line.startswith(("Source:", "See also:"))]
-    assert len(cited) == 2 and all(line in answer.splitlines() for line in cited)
-
-
-def test_an_offline_decline_says_so_in_json_and_cites_nothing(docs: Path) -> None:
-    code, out, _ = ask("How do I bake sourdough bread?", "--docs", str(docs), "--json")
-    assert code == 0
-    data = json.loads(out)
-    assert data["stop_reason"] == "answered"
-    assert data["declined"] is True and data["citations"] == []
-    assert "don't seem to cover" in data["answer"]
-
-
-def test_offline_model_on_the_bundled_manual_by_default() -> None:
-    # Only a real answer cites the manual's page; "not covered" only repeats the question.
-    code, out, err = ask("How do I replay a trace?", "--json")
-    assert code == 0, err
-    data = json.loads(out)
-    assert data["stop_reason"] == "answered"
-    cited = data["citations"][0]
-    assert cited["path"] == "traces-and-replay.md" and cited["valid"] and cited["read"]
-    page = (ROOT / "data" / "manual" / cited["path"]).read_text().splitlines()
-    quoted = "\n".join(page[cited["start"] - 1 : cited["end"]])
-    assert "docsagent replay" in quoted and "docsagent replay" in data["answer"]
-    assert all(c["read"] for c in data["citations"])
-
-
-def test_the_samples_work_on_the_bundled_manual() -> None:
-    trace = read_trace(ROOT / "data" / "samples" / "offline-replay.jsonl")
-    assert trace.complete and trace.header["model"] == "offline"
-    sample = ROOT / "data" / "samples" / "script.json"
-    code, out, _ = ask("How do I replay a trace?", "--model", f"script:{sample}", "--json")
-    assert code == 0
-    data = json.loads(out)
-    assert data["stop_reason"] == "answered"
-    assert data["citations"] and all(c["valid"] for c in data["citations"])
 
 
 def test_options_before_the_command_count_too(docs: Path, tmp_path: Path) -> None:

@@ -27,9 +27,7 @@ QUESTIONS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def clean_env(cli_env: Path) -> Path:
-    return cli_env
+pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 
 
 @pytest.fixture
@@ -71,7 +69,7 @@ def run_eval(*args: str) -> tuple[int, str, str]:
 
 
 def test_eval_prints_a_line_per_question_on_stderr_and_the_table_on_stdout(
-    docs: Path, tmp_path: Path, clean_env: Path
+    docs: Path, tmp_path: Path, cli_env: Path
 ) -> None:
     code, out, err = run_eval(
         question_file(tmp_path), "--docs", str(docs), "--model", script(tmp_path, REPLAY_SCRIPT)
@@ -92,7 +90,7 @@ def test_eval_prints_a_line_per_question_on_stderr_and_the_table_on_stdout(
         "evidence hits 1/2 (50%), first citation 1/2 (50%) · terms found 1/2 (50%) · "
         "unanswerables declined 0/1 (0%) · wordings agree -"
     )
-    (folder,) = clean_env.iterdir()
+    (folder,) = cli_env.iterdir()
     assert folder.name.startswith("eval-") and folder.name.endswith("-questions")
     assert lines[6].endswith(f"traces: {folder}")
     assert sorted(p.name for p in folder.iterdir()) == [
@@ -100,7 +98,7 @@ def test_eval_prints_a_line_per_question_on_stderr_and_the_table_on_stdout(
         "002-upgrade.jsonl",
         "003-bread.jsonl",
     ]
-    assert list(clean_env.glob("*.jsonl")) == []  # not among the recent traces
+    assert list(cli_env.glob("*.jsonl")) == []  # not among the recent traces
 
 
 def test_eval_json_with_the_offline_model(docs: Path, tmp_path: Path) -> None:

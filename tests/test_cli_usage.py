@@ -14,10 +14,7 @@ from tui.cli import app
 from tui.command import similar_options
 from tui.question import NO_QUESTION, QuestionMissing, read_question
 
-
-@pytest.fixture(autouse=True)
-def clean_env(cli_env: Path) -> Path:
-    return cli_env
+pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 
 
 @pytest.fixture
@@ -86,13 +83,13 @@ def test_similar_options_ignores_dashes_and_values() -> None:
     assert similar_options("--zzz", options) == []
 
 
-def test_a_question_is_read_from_stdin_with_a_dash_or_none(docs: Path, clean_env: Path) -> None:
+def test_a_question_is_read_from_stdin_with_a_dash_or_none(docs: Path, cli_env: Path) -> None:
     for args in (["ask", "-"], ["ask"]):
         code, out, _ = run(
             *args, "--docs", str(docs), "--model", "offline", stdin="  how do I replay?\n\n"
         )
         assert code == 0 and "replay.md" in out
-    traces = sorted(clean_env.iterdir())
+    traces = sorted(cli_env.iterdir())
     assert len(traces) == 2
     for path in traces:
         assert read_trace(path).header["question"] == "how do I replay?"
