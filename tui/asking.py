@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from agent import AgentError, Citation, DocsContext, Event, RunFinished
+from agent import AgentError, Citation, DocsContext, Event, RunFinished, Trace
 from tui.options import Options, explain
 from tui.outcomes import OUTCOMES
 from tui.terminal import Terminal
@@ -194,3 +194,22 @@ def json_result(finished: RunFinished, trace: str | None, citations: list[Any]) 
         "trace": trace,
         "error": finished.error,
     }
+
+
+def print_trace(trace: Trace, terminal: Terminal) -> None:
+    """`replay --print`: a saved run's progress lines, summary and answer, as `ask` showed them."""
+    from tui.printer import ProgressPrinter, fold, summary_line
+
+    printer = ProgressPrinter(terminal.warn, width=terminal.columns())
+    for event in trace.events:
+        printer(event)
+        if isinstance(event, RunFinished):
+            for line in fold(summary_line(event), terminal.columns()):
+                terminal.warn(line)
+            if event.answer is not None:
+                set_apart(terminal)
+                terminal.answer(event.answer)
+    if trace.damaged_tail:
+        terminal.warn("docsagent: the trace's last line is damaged (cut off); it was left out")
+    if not trace.complete:
+        terminal.warn("docsagent: the trace ends early: the run was interrupted")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -18,8 +16,6 @@ from agent import (
     ConfigError,
     Event,
     ModelError,
-    RunFinished,
-    Trace,
     TraceError,
 )
 from tui.asking import (
@@ -28,10 +24,10 @@ from tui.asking import (
     EXIT_USAGE,
     fail,
     prepare_index,
+    print_trace,
     refuse_to_replace,
     report_run,
     run_question,
-    set_apart,
     stop_signals_interrupt,
     warn,
 )
@@ -49,6 +45,7 @@ from tui.options import (
     RequestTimeout,
     Timeout,
     TraceDir,
+    TraceFile,
     TracePath,
     explain,
     history_file,
@@ -290,9 +287,7 @@ def eval_(
 
 @app.command(cls=DocsCommand)
 def replay(
-    trace: Annotated[
-        Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
-    ],
+    trace: TraceFile,
     speed: Annotated[
         float, typer.Option("--speed", metavar="X", min=0.01, help="Playback speed.")
     ] = 1.0,
@@ -314,7 +309,7 @@ def replay(
     except TraceError as exc:
         raise fail(explain(exc), EXIT_USAGE) from None
     if print_:
-        _print_trace(loaded, Terminal())
+        print_trace(loaded, Terminal())
         raise typer.Exit(EXIT_OK)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise fail("replay needs a terminal; use --print to print the trace instead", EXIT_USAGE)
@@ -328,9 +323,7 @@ def replay(
 
 @app.command(cls=DocsCommand)
 def rerun(
-    trace: Annotated[
-        Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
-    ],
+    trace: TraceFile,
     docs: Annotated[
         Path | None,
         typer.Option(
@@ -346,35 +339,19 @@ def rerun(
 
     Exit 0 when every citation of the answer still holds, 1 when one does not.
     """
-    from agent import Corpus, read_trace, rerun_trace
-    from tui.share import rerun_lines
+    from agent import read_trace
+    from tui.share import rerun_report
 
     try:
         loaded = read_trace(trace)
     except AgentError as exc:
         raise fail(explain(exc), EXIT_USAGE) from None
-    folder = docs or Path(str(loaded.header.get("docs") or "."))
-    try:
-        corpus = Corpus.open(folder)
-    except AgentError as exc:
-        hint = "" if docs else " (the folder the run used); pass --docs DIR to check another"
-        raise fail(explain(exc) + hint, EXIT_USAGE) from None
-    report = rerun_trace(loaded, corpus)
-    answered = any(isinstance(e, RunFinished) and e.answer for e in loaded.events)
-    terminal = Terminal()
-    if as_json:
-        terminal.say(json.dumps(dataclasses.asdict(report), default=str))
-    else:
-        for line in rerun_lines(report, answered=answered):
-            terminal.say(line)
-    raise typer.Exit(EXIT_OK if report.holds else 1)
+    raise typer.Exit(rerun_report(loaded, docs, as_json=as_json))
 
 
 @app.command(cls=DocsCommand)
 def export(
-    trace: Annotated[
-        Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
-    ],
+    trace: TraceFile,
     format: Annotated[
         str,
         typer.Option(
@@ -407,24 +384,6 @@ def export(
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     Terminal().warn(f"docsagent: wrote {output}")
-
-
-def _print_trace(trace: Trace, terminal: Terminal) -> None:
-    from tui.printer import ProgressPrinter, fold, summary_line
-
-    printer = ProgressPrinter(terminal.warn, width=terminal.columns())
-    for event in trace.events:
-        printer(event)
-        if isinstance(event, RunFinished):
-            for line in fold(summary_line(event), terminal.columns()):
-                terminal.warn(line)
-            if event.answer is not None:
-                set_apart(terminal)
-                terminal.answer(event.answer)
-    if trace.damaged_tail:
-        terminal.warn("docsagent: the trace's last line is damaged (cut off); it was left out")
-    if not trace.complete:
-        terminal.warn("docsagent: the trace ends early: the run was interrupted")
 
 
 def main() -> None:

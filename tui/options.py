@@ -106,6 +106,9 @@ TracePath = Annotated[
         dir_okay=False,
     ),
 ]
+TraceFile = Annotated[
+    Path, typer.Argument(metavar="TRACE", help="A trace file (.jsonl) written by docsagent.")
+]
 Force = Annotated[
     bool,
     typer.Option("--force", help="Replace the --trace file if it exists (else: exit 2)."),

@@ -1,11 +1,16 @@
-"""Sharing a run: `docsagent rerun`'s report as lines, and a trace exported beside itself."""
+"""Sharing a run: `docsagent rerun`'s report, and a trace exported beside itself."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import Literal
 
-from agent import RerunReport, export_trace, read_trace
+from agent import AgentError, Corpus, RerunReport, RunFinished, Trace, export_trace, read_trace
+from tui.asking import EXIT_OK, EXIT_USAGE, fail
+from tui.options import explain
+from tui.terminal import Terminal
 
 SUFFIXES = {"markdown": ".md", "html": ".html"}
 ShareFormat = Literal["markdown", "html"]
@@ -44,3 +49,26 @@ def rerun_lines(report: RerunReport, *, answered: bool = True) -> list[str]:
     else:
         lines.append("the answer rests on lines that changed")
     return lines
+
+
+def rerun_report(loaded: Trace, docs: Path | None, *, as_json: bool) -> int:
+    """`docsagent rerun`: run the trace's tool calls again on `docs` (default: the folder
+    the run used), print what changed, and return the exit code: 0 when every citation
+    of the answer still holds, 1 when one does not."""
+    from agent import rerun_trace  # only this command needs it, not the TUI's start-up
+
+    folder = docs or Path(str(loaded.header.get("docs") or "."))
+    try:
+        corpus = Corpus.open(folder)
+    except AgentError as exc:
+        hint = "" if docs else " (the folder the run used); pass --docs DIR to check another"
+        raise fail(explain(exc) + hint, EXIT_USAGE) from None
+    report = rerun_trace(loaded, corpus)
+    answered = any(isinstance(e, RunFinished) and e.answer for e in loaded.events)
+    terminal = Terminal()
+    if as_json:
+        terminal.say(json.dumps(dataclasses.asdict(report), default=str))
+    else:
+        for line in rerun_lines(report, answered=answered):
+            terminal.say(line)
+    return EXIT_OK if report.holds else 1
