@@ -26,6 +26,7 @@ from agent.models.policy import (
     SEARCH_LIMIT,
     Term,
     Verdict,
+    intro_last,
     judge,
     quote_range,
     weigh,
@@ -103,10 +104,12 @@ class OfflineModel:
             query = " ".join(question.split())
         if not any(name == "search_docs" for name, _ in made):
             return [("search_docs", {"query": query})]
-        verdict = judge(terms, index.search(query, limit=SEARCH_LIMIT))
+        found = index.search(query, limit=SEARCH_LIMIT)
+        verdict = judge(terms, found)
         if not verdict.hits:
             return _decline(question, query, verdict)
-        hits = with_opening(verdict.hits, index.sections(verdict.hits[0].path))
+        hits = intro_last(verdict.hits, found, index.sections(verdict.hits[0].path))
+        hits = with_opening(hits, index.sections(hits[0].path))
         try:
             shown = [self._shown(hit) for hit in hits]
         except ToolError as exc:  # the doc went away since it was indexed

@@ -59,6 +59,13 @@ RELATED_SCORE = 0.5
 """A further section is read and cited only if its BM25 score is at least this share of
 the best one's: close runners-up often hold the rest of the answer, distant ones do not."""
 
+INTRO_LINES = 6
+"""A page's opening section (before its first subheading) of at most this many lines is
+its introduction: it says what the page is about ("HTTPX verifies hosts with a CA
+bundle"), and the how-to is in a part below. When it matches best, the page's best
+matching part among the search's results is quoted first, and the introduction cited
+beside it."""
+
 QUOTE_LINES = 30
 """Lines quoted from the best section at most: a whole list, table or example fits,
 and the answer stays short enough to read at a glance."""
@@ -183,6 +190,24 @@ def with_opening(hits: Sequence[Hit], sections: Sequence[Section]) -> tuple[Hit,
         return tuple(hits)
     part = Hit(best.path, opening.start, opening.end, best.headings, 0.0, "", ())
     return (best, part, *hits[1:])[:MAX_CITED]
+
+
+def intro_last(
+    best: Sequence[Hit], found: Sequence[Hit], sections: Sequence[Section]
+) -> tuple[Hit, ...]:
+    """`best` (judged hits, best first) with the page's best matching part before its
+    introduction, when the first hit is a short introduction (`INTRO_LINES`) and the
+    search `found` a part of the same page."""
+    intro = best[0]
+    if len(sections) < 2 or sections[0].start != intro.start:
+        return tuple(best)
+    if sections[0].end - sections[0].start + 1 > INTRO_LINES:
+        return tuple(best)
+    part = next((h for h in found if h.path == intro.path and h.start != intro.start), None)
+    if part is None:
+        return tuple(best)
+    rest = [h for h in best[1:] if (h.path, h.start) != (part.path, part.start)]
+    return (part, intro, *rest)[:MAX_CITED]
 
 
 def _rarest(terms: Sequence[Term]) -> list[str]:

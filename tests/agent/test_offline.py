@@ -147,6 +147,19 @@ def test_a_section_cut_in_two_is_read_from_its_opening_too(tmp_path: Path) -> No
     assert f"See also: edit.md:1-{reads[1]['end']} (Substitution)." in answer
 
 
+def test_a_page_introduction_is_quoted_after_the_part_that_says_how(tmp_path: Path) -> None:
+    text = "# Proxies\n\nGizmo can send requests through a proxy server.\n\n## Setting one\n\n"
+    text += "".join(f"Line {n} of the setup.\n" for n in range(12))
+    text += "Pass `proxy=URL` to the client to send every request through a proxy.\n"
+    (tmp_path / "proxies.md").write_text(text)
+    (tmp_path / "other.md").write_text("# Other\n\nNothing about routing here.\n")
+    answer, messages = converse(tmp_path, "proxy server")
+    reads = [(args["path"], args["start"]) for name, args in calls_of(messages)[1]]
+    assert reads == [("proxies.md", 5), ("proxies.md", 1)]
+    assert answer.startswith("According to `proxies.md` (Proxies > Setting one):")
+    assert "Pass `proxy=URL`" in answer and "See also: proxies.md:1-3 (Proxies)." in answer
+
+
 def test_declines_when_the_docs_never_mention_what_is_asked(gizmo: Path) -> None:
     answer, messages = converse(gizmo, "How do I bake sourdough bread?")
     assert answer.startswith("The docs don't seem to cover this")

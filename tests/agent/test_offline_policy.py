@@ -11,6 +11,7 @@ from agent.models.policy import (
     QUOTE_LINES,
     Term,
     idf,
+    intro_last,
     judge,
     quote_range,
     weigh,
@@ -175,3 +176,16 @@ def test_a_part_deep_in_a_section_cut_in_many_stands_on_its_own() -> None:
     parts = [Section(1, 60, trail), Section(61, 120, trail), Section(121, 150, trail)]
     best = Hit("o.md", 121, 150, trail, 5.0, "", ("regex",))
     assert with_opening([best], parts) == (best,)
+
+
+def test_a_short_page_introduction_is_cited_after_the_part_of_its_page_that_matches() -> None:
+    parts = [Section(1, 3, ("SSL",)), Section(5, 30, ("SSL", "Certificates"))]
+    intro = Hit("ssl.md", 1, 3, ("SSL",), 9.0, "", ("ca", "bundle"))
+    other = hit("env.md", 8.0, "ca")
+    part = Hit("ssl.md", 5, 30, ("SSL", "Certificates"), 3.0, "", ("bundle",))
+    found = [intro, other, part]
+    assert intro_last([intro, other], found, parts) == (part, intro, other)
+    assert intro_last([intro, other], [intro, other], parts) == (intro, other)  # no part found
+    long_intro = [Section(1, 20, ("SSL",)), Section(21, 30, ("SSL", "Certificates"))]
+    assert intro_last([intro, other], found, long_intro) == (intro, other)  # it says more
+    assert intro_last([other], found, [Section(1, 3, ())]) == (other,)  # a one-section page
