@@ -29,7 +29,7 @@ from typing import Protocol
 from agent.search.sections import Section, split_sections
 from agent.tools.formats import NotText, doc_suffix, heading_style
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Bump when the tables, the tokenizer or the way docs are split or read changes."""
 
 BUSY_TIMEOUT_S = 60.0

@@ -29,8 +29,14 @@ DROPPED_CLASSES = frozenset(
     "sphinxsidebar related footer headerlink rst-versions rst-footer-buttons wy-nav-side "
     "mobile-nav breadcrumbs wy-breadcrumbs navbar bs-sidebar md-header md-footer md-sidebar "
     "md-nav md-search md-source md-skip md-top md-dialog md-feedback md-content__button "
-    "skip-link copybutton".split()
+    "skip-link copybutton "
+    # DocBook XSL (PostgreSQL, many GNU and Linux manuals): Prev/Up/Next bars, the page's
+    # table of contents and its lists of tables, figures and examples
+    "navheader navfooter toc list-of-tables list-of-figures list-of-examples".split()
 )
+ADMONITION_CLASSES = frozenset("note tip warning caution important".split())
+"""A `div` of these classes is a boxed aside; DocBook gives it a heading ("Tip"), which is
+read as a plain line, not a section heading that would claim the paragraphs after it."""
 CONTENT_TAGS = frozenset({"main", "article"})
 VOID_TAGS = frozenset(
     "area base br col embed hr img input link meta param source track wbr".split()
@@ -106,6 +112,7 @@ class _Open:
     tag: str
     dropped: bool  # this element starts a dropped region
     content: bool  # this element marks the page's content
+    aside: bool = False  # this element is an admonition (a note, tip or warning box)
 
 
 @dataclass
@@ -126,6 +133,7 @@ class _Reader(HTMLParser):
         self.everything, self.content = _Out(), _Out()
         self.pre: list[str] | None = None  # the raw text of an open <pre>
         self.heading = 0
+        self.asides = 0  # open admonitions: a heading in one is not a section's
         self.lists: list[str] = []  # "ul"/"ol" of the open lists
         self.cells = 0  # cells written in the open table row
 
@@ -191,19 +199,21 @@ class _Reader(HTMLParser):
             or "hidden" in values
         )
         content = tag in CONTENT_TAGS or values.get("role") == "main"
+        aside = tag == "div" and bool(classes & ADMONITION_CLASSES)
         if tag in BLOCK_TAGS:
             self._block()
-        self.stack.append(_Open(tag, dropped, content))
+        self.stack.append(_Open(tag, dropped, content, aside))
         self.open_tags[tag] += 1
         self.dropping += dropped
         self.in_content += content
+        self.asides += aside
         self._opened(tag)
 
     def _opened(self, tag: str) -> None:
         if self.dropping:
             return
         if tag in HEADINGS:
-            self.heading = HEADINGS[tag]
+            self.heading = 0 if self.asides else HEADINGS[tag]
         elif tag == "pre":
             self._write("```")
             self.pre = []
@@ -254,6 +264,7 @@ class _Reader(HTMLParser):
                 self._block()
         self.dropping -= opened.dropped
         self.in_content -= opened.content
+        self.asides -= opened.aside
 
     def _close_implied(self, tag: str) -> None:
         for i in range(len(self.stack) - 1, -1, -1):

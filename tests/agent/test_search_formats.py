@@ -116,6 +116,49 @@ def test_a_mkdocs_page_keeps_its_article_and_drops_header_nav_and_footer() -> No
     ]
 
 
+DOCBOOK = """\
+<html><head><title>19.4. Managing Kernel Resources</title></head><body>
+<div class="navheader"><table summary="Navigation header"><tr><th colspan="3">19.4. Kernel</th>
+</tr><tr><td><a href="prev.html">Prev</a></td><th>Chapter 19</th><td><a href="n.html">Next</a>
+</td></tr></table><hr /></div>
+<div class="sect1"><div class="titlepage"><h2 class="title">19.4. Kernel Resources</h2></div>
+<div class="toc"><dl class="toc"><dt><span class="sect2"><a href="#SHM">19.4.1. Shared Memory</a>
+</span></dt></dl></div>
+<p>The server can run out of kernel resources.</p>
+<div class="tip"><h3 class="title">Tip</h3><p>Raise the limits before a big load.</p></div>
+<p>Shared memory is set at start.</p>
+<div class="sect2"><h3 class="title">19.4.1. Shared Memory</h3><p>Set shmmax.</p></div>
+</div>
+<div class="navfooter"><hr /><table summary="Navigation footer"><tr><td>Prev</td><td>Up</td>
+</tr></table></div>
+</body></html>
+"""
+
+
+def test_a_docbook_page_drops_its_navigation_and_table_of_contents() -> None:
+    lines = doc_lines(DOCBOOK.encode(), "kernel-resources.html")
+    assert lines == [
+        "## 19.4. Kernel Resources",
+        "",
+        "The server can run out of kernel resources.",
+        "",
+        "Tip",
+        "",
+        "Raise the limits before a big load.",
+        "",
+        "Shared memory is set at start.",
+        "",
+        "### 19.4.1. Shared Memory",
+        "",
+        "Set shmmax.",
+    ]
+    # A tip's heading is a line of its box, not a section that claims what follows it.
+    assert [s.headings for s in split_sections(lines, "markdown")] == [
+        ("19.4. Kernel Resources",),
+        ("19.4. Kernel Resources", "19.4.1. Shared Memory"),
+    ]
+
+
 def test_a_plain_page_without_marked_content_keeps_its_body() -> None:
     page = (
         "<html><head><title>T</title><style>p{}</style></head><body>"
