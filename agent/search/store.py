@@ -9,7 +9,8 @@ stemmed with Porter over `unicode61` words.
 Updating compares every doc's mtime and size with `files`: changed and new files are
 (re)indexed, deleted ones dropped, all in one transaction taken with `BEGIN IMMEDIATE`,
 so a second process waits (WAL mode, a busy timeout) and then finds nothing to do. A
-file with another `FORMAT_VERSION` in `PRAGMA user_version` is rebuilt from scratch.
+file made by another version of how docs are read (`INDEX_VERSION`, in `PRAGMA
+user_version`) is rebuilt from scratch.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import os
 import re
 import sqlite3
 import time
+import zlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -31,6 +33,27 @@ from agent.tools.formats import NotText, doc_suffix, heading_style
 
 FORMAT_VERSION = 2
 """Bump when the tables, the tokenizer or the way docs are split or read changes."""
+
+READERS = ("search/store.py", "search/sections.py", "tools/formats.py", "tools/html.py")
+"""The modules that decide what an index holds, beside `agent/`: how docs are read, split
+into sections and stored. A change to any of them rebuilds indexes, even one that forgot
+to bump `FORMAT_VERSION`, so that an index never cites lines of an older reading."""
+
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def index_version(package: Path = PACKAGE) -> int:
+    """`FORMAT_VERSION` and a checksum of the `READERS`' source, as one positive integer."""
+    digest = zlib.crc32(str(FORMAT_VERSION).encode())
+    for name in READERS:
+        with suppress(OSError):  # installed without its sources: the format version alone
+            digest = zlib.crc32((package / name).read_bytes(), digest)
+    return digest & 0x7FFFFFFF or FORMAT_VERSION
+
+
+INDEX_VERSION = index_version()
+"""The version an index is stamped with; one made with another is rebuilt."""
 
 BUSY_TIMEOUT_S = 60.0
 """How long to wait for another process that is updating the same index."""
@@ -136,7 +159,7 @@ def connect_memory() -> sqlite3.Connection:
 def update(conn: sqlite3.Connection, source: DocSource, progress: Progress | None) -> Changes:
     """Bring the index up to date with the docs; returns what changed."""
     wanted = _stats(source)
-    if _version(conn) == FORMAT_VERSION and _plan(_stored(conn), wanted) == ([], []):
+    if _version(conn) == INDEX_VERSION and _plan(_stored(conn), wanted) == ([], []):
         return Changes()  # the common case: nothing to write, no lock taken
     with _transaction(conn):
         rebuilt = _ensure_schema(conn)
@@ -199,7 +222,7 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
 def _ensure_schema(conn: sqlite3.Connection) -> bool:
     """Create the tables, replacing those of another format version; True if it did."""
     version = _version(conn)
-    if version == FORMAT_VERSION:
+    if version == INDEX_VERSION:
         return False
     for kind in ("virtual", "table"):  # virtual tables first: they own shadow tables
         for (name,) in conn.execute(
@@ -211,7 +234,7 @@ def _ensure_schema(conn: sqlite3.Connection) -> bool:
     for statement in SCHEMA.split(";"):
         if statement.strip():
             conn.execute(statement)
-    conn.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+    conn.execute(f"PRAGMA user_version = {INDEX_VERSION}")
     return version != 0
 
 

@@ -34,6 +34,12 @@ DROPPED_CLASSES = frozenset(
     # table of contents and its lists of tables, figures and examples
     "navheader navfooter toc list-of-tables list-of-figures list-of-examples".split()
 )
+DROPPED_IDS = frozenset(
+    # rustdoc: the auto and blanket trait implementations every type gets (`Send`, `From<T>`,
+    # `ToString`...), the same on every page, which would outrank the type's own docs
+    "synthetic-implementations synthetic-implementations-list "
+    "blanket-implementations blanket-implementations-list".split()
+)
 ADMONITION_CLASSES = frozenset("note tip warning caution important".split())
 """A `div` of these classes is a boxed aside; DocBook gives it a heading ("Tip"), which is
 read as a plain line, not a section heading that would claim the paragraphs after it."""
@@ -64,7 +70,8 @@ _PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre\s*>)", re.S | re.I)
 _BR = re.compile(r"<br\s*/?>", re.I)
 _TAG = re.compile(r"<[^>]*>")
 _ATTRS = r"""(?:[^>"']|"[^"]*"|'[^']*')*"""
-_HEADERLINK = re.compile(r"<a\b[^>]*\bheaderlink\b[^>]*>.*?</a\s*>", re.S | re.I)
+_HEADERLINK = re.compile(r"<a\b[^>]*\b(?:headerlink|srclink)\b[^>]*>.*?</a\s*>", re.S | re.I)
+"""Links that only point elsewhere: Sphinx's ¶ beside headings, rustdoc's "source"."""
 _INLINE = re.compile(
     rf"</?(?:span|a|em|strong|b|i|abbr|cite|small|sup|sub|kbd|var|samp|dfn|mark|u|s)\b{_ATTRS}>",
     re.I,
@@ -80,7 +87,7 @@ def html_lines(page: str) -> list[str]:
 
 
 def _simplified(page: str) -> str:
-    """The page without scripts, styles, heading links (¶) and inline tags (`<span>`,
+    """The page without scripts, styles, heading and source links and inline tags (`<span>`,
     `<a>`, `<em>`, ...), and with each `<pre>` as plain text.
 
     All are cheap to do with patterns and costly for the parser: highlighted code is a
@@ -195,6 +202,7 @@ class _Reader(HTMLParser):
             tag in DROPPED_TAGS
             or (values.get("role") or "") in DROPPED_ROLES
             or bool(classes & DROPPED_CLASSES)
+            or (values.get("id") or "") in DROPPED_IDS
             or (tag == "header" and not self.in_content)
             or "hidden" in values
         )

@@ -159,6 +159,32 @@ def test_a_docbook_page_drops_its_navigation_and_table_of_contents() -> None:
     ]
 
 
+RUSTDOC = """\
+<html><head><title>TokenStream</title></head><body><nav class="sidebar">Items</nav>
+<main><h1 class="fqn">Struct <a href="#">TokenStream</a></h1><span class="out-of-band">\
+<a class="srclink" href="../src/lib.rs.html#161">source</a></span>
+<h2 id="trait-implementations">Trait Implementations</h2><div id="trait-implementations-list">
+<h3>impl FromStr for TokenStream</h3><div class="docblock"><p>Parses a string.</p></div></div>
+<h2 id="synthetic-implementations">Auto Trait Implementations</h2>
+<div id="synthetic-implementations-list"><h3>impl Send for TokenStream</h3></div>
+<h2 id="blanket-implementations">Blanket Implementations</h2>
+<div id="blanket-implementations-list"><h3>impl&lt;T&gt; ToString for T</h3>
+<p>Converts the given value to a String.</p></div></main></body></html>
+"""
+
+
+def test_a_rustdoc_page_keeps_the_types_own_items_only() -> None:
+    assert doc_lines(RUSTDOC.encode(), "struct.TokenStream.html") == [
+        "# Struct TokenStream",
+        "",
+        "## Trait Implementations",
+        "",
+        "### impl FromStr for TokenStream",
+        "",
+        "Parses a string.",
+    ]
+
+
 def test_a_plain_page_without_marked_content_keeps_its_body() -> None:
     page = (
         "<html><head><title>T</title><style>p{}</style></head><body>"

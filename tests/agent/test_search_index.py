@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.search import Changes, DocsIndex, Hit
-from agent.search.store import FORMAT_VERSION, index_file
+from agent.search.store import FORMAT_VERSION, INDEX_VERSION, READERS, index_file, index_version
 from agent.tools.corpus import Corpus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -190,6 +190,20 @@ def test_an_index_of_another_format_version_is_rebuilt(docs: Path, tmp_path: Pat
     assert report.changes == Changes(added=2, rebuilt=True)
     assert report.notice is None and report.location == location
     assert [h.citation for h in open_index(docs, cache).search("pool")][0] == "limits.md:5-7"
+
+
+def test_a_change_to_how_docs_are_read_makes_a_new_index_version(tmp_path: Path) -> None:
+    agent = Path(__file__).resolve().parents[2] / "agent"
+    for name in READERS:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((agent / name).read_bytes())
+    assert index_version(tmp_path) == INDEX_VERSION > FORMAT_VERSION
+    html = tmp_path / "tools" / "html.py"
+    html.write_text(html.read_text() + "\n# reads <aside> now\n")
+    assert index_version(tmp_path) != INDEX_VERSION  # so every index is rebuilt
+    for name in READERS:
+        (tmp_path / name).unlink()
+    assert index_version(tmp_path) not in (0, INDEX_VERSION)  # no sources: the format alone
 
 
 def test_a_damaged_index_file_is_replaced(docs: Path, tmp_path: Path) -> None:
