@@ -4,10 +4,10 @@
 #
 #   tests/eval/fetch_docs.sh [--no-install] [SET...]
 #
-# SETs: manual httpx cmake vim (the default: the sets `make bench` runs) and python (the
-# held-out set; see tests/eval/README.md). A set that cannot be found or installed is
-# reported on stderr and left out. The question sets were written against Debian 12's
-# cmake-data 3.25.1, vim-runtime 9.0.1378 and python3.11-doc 3.11.2.
+# SETs: manual httpx cmake vim (the default: the sets `make bench` runs), python and git
+# (the held-out sets; see tests/eval/README.md). A set that cannot be found or installed
+# is reported on stderr and left out. The question sets were written against Debian 12's
+# cmake-data 3.25.1, vim-runtime 9.0.1378, python3.11-doc 3.11.2 and git-doc 2.39.5.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -25,6 +25,7 @@ package_of() {
         cmake) echo cmake-data ;;
         vim) echo vim-runtime ;;
         python) echo python3-doc ;;
+        git) echo git-doc ;;
     esac
 }
 
@@ -42,13 +43,14 @@ folder_of() {
         cmake) newest /usr/share/cmake-*/Help ;;
         vim) newest /usr/share/vim/vim[0-9]*/doc ;;
         python) newest /usr/share/doc/python3.*/html/_sources ;;
+        git) [[ -f /usr/share/doc/git-doc/git.html ]] && echo /usr/share/doc/git-doc ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | python) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim python)" >&2
+        manual | httpx | cmake | vim | python | git) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim python git)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"

@@ -12,11 +12,12 @@ from agent import Corpus, Question, evidence_problems
 
 HERE = Path(__file__).resolve().parent
 BENCH_SETS = ("manual", "httpx", "cmake", "vim")
-HELDOUT_SETS = ("python",)
+HELDOUT_SETS = ("python", "git")
 WRITTEN_FOR = {
     "cmake": Path("/usr/share/cmake-3.25/Help"),
     "vim": Path("/usr/share/vim/vim90/doc"),
     "python": Path("/usr/share/doc/python3.11/html/_sources"),
+    "git": Path("/usr/share/doc/git-doc"),
 }
 """The Debian doc folders (Debian 12) whose lines the evidence of those sets counts."""
 

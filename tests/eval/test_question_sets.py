@@ -53,7 +53,7 @@ def test_evidence_ranges_lie_inside_their_docs_and_hold_the_terms(name: str) -> 
     assert drift(load_questions(question_file(name)), docs) == []
 
 
-@pytest.mark.parametrize("name", ["cmake", "vim", "python"])
+@pytest.mark.parametrize("name", ["cmake", "vim", "python", "git"])
 def test_debian_doc_sets_match_when_installed(name: str) -> None:
     docs = locate((name,), install=False).get(name)
     if docs is None:
