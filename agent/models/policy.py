@@ -8,9 +8,10 @@
    weighs an `ASKED_WEIGHT`th, as the search counts it, and nothing when the docs never
    use it: the situation says why a question is asked, not what the docs must cover.
 2. judge: decline when words the docs never use carry half the question's weight or
-   more, when the question names something the docs never mention, when no matching
-   section holds the question's rarest word (one only a few sections use), or when the
-   best section holds too little of it; otherwise read the best sections.
+   more, when the question names something the docs never mention, when none of the
+   sections it would cite holds the question's rarest word (one only a few sections
+   use), or when the best section holds too little of it; otherwise read the best
+   sections.
 3. quote: the run of whole paragraphs (lists and code blocks kept whole) of the best
    section that holds the most of the question's weight, up to `QUOTE_LINES` lines.
 
@@ -36,8 +37,9 @@ the docs lack."""
 
 RARE_SECTIONS = 5
 """A question's rarest word that at most this many sections hold is what it asks about
-("blame" in "git blame"): when none of the best matches holds it, the docs only mention it
-in passing elsewhere, and a match on the question's other words answers something else.
+("blame" in "git blame"): when none of the sections that would be cited holds it, the docs
+only mention it in passing elsewhere, and a match on the question's other words answers
+something else.
 Rarer words than that are too common to be the point ("several", "pattern"): 2 to 10 all
 declined the same unanswerable questions of the eval sets and no answerable one."""
 
@@ -163,15 +165,16 @@ def judge(terms: Sequence[Term], hits: Sequence[Hit]) -> Verdict:
     names = [t.text for t in terms if t.absent and t.asked and t.name]
     if names:
         return Verdict(reason="the docs never mention " + _either(names))
-    rare = _rarest(terms)
-    if rare and not any(set(rare) & set(h.matched_terms) for h in hits):
-        return Verdict(reason="no section that matches the question holds " + _either(rare))
     best = hits[0]
+    close = [h for h in hits[1:] if h.score >= RELATED_SCORE * best.score]
+    cited = (best, *close[: MAX_CITED - 1])
+    rare = _rarest(terms)
+    if rare and not any(set(rare) & set(h.matched_terms) for h in cited):
+        return Verdict(reason="no section that matches the question holds " + _either(rare))
     if coverage(best, terms) < MIN_COVERAGE:
         held = _either(list(best.matched_terms)).replace(" or ", " and ")
         return Verdict(reason=f"the best match shares only {held} with the question")
-    close = [h for h in hits[1:] if h.score >= RELATED_SCORE * best.score]
-    return Verdict(hits=(best, *close[: MAX_CITED - 1]))
+    return Verdict(hits=cited)
 
 
 def with_opening(hits: Sequence[Hit], sections: Sequence[Section]) -> tuple[Hit, ...]:

@@ -191,7 +191,9 @@ class DocsIndex:
                 share = rank.title_share(headings, terms, rowid, titled)
                 ranked.append(
                     (
-                        score * (1 + rank.TITLE_BONUS * share),
+                        score
+                        * (1 + rank.TITLE_BONUS * share)
+                        * rank.changelog_weight(path, headings, terms),
                         rowid,
                         snippet,
                         path,

@@ -9,6 +9,7 @@ transaction, on its connection.
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from collections.abc import Sequence
 
@@ -34,6 +35,33 @@ words (`title_share`): such a heading names what the question asks about
 ("CMAKE_TOOLCHAIN_FILE" for "cmake toolchain file"), where BM25 alone favours long bodies
 that use the words often. On the four eval sets it raised evidence hits from 64 to 68 of
 84 and first places from 43 to 49; 0.25 lost a CMake hit, 0.5 an httpx first place."""
+
+CHANGELOG_WEIGHT = 0.5
+"""How much a section of release notes counts, unless the query asks about releases: a
+changelog names every feature in passing ("fixed: a crash when the warning message
+contains..."), so its many short entries match any question's words, while the
+section that explains the feature is elsewhere."""
+
+_CHANGELOG = re.compile(
+    r"(^|/)(changes|changelog|history|news|release[-_ ]?notes|releases?|whatsnew|"
+    r"what'?s[-_ ]new|version\d[\d.]*)([./]|$)",
+    re.I,
+)
+_RELEASE_WORDS = frozenset(
+    "release releases version versions changelog changes changed history deprecated "
+    "removed upgrade upgrading whatsnew".split()
+)
+
+
+def changelog_weight(path: str, headings: Sequence[str], terms: Sequence[str]) -> float:
+    """`CHANGELOG_WEIGHT` for a section of release notes (by its file's name, or its
+    top heading's) when no query term asks about releases; else 1."""
+    if any(word in _RELEASE_WORDS for term in terms for word in term.split()):
+        return 1.0
+    top = headings[0] if headings else ""
+    named = _CHANGELOG.search(path) or _CHANGELOG.search(top.replace(" ", "-"))
+    return CHANGELOG_WEIGHT if named else 1.0
+
 
 _WEIGHTS = ", ".join(str(w) for w in WEIGHTS)
 

@@ -85,6 +85,10 @@ def test_declines_when_no_match_holds_the_rare_word_the_question_is_about(
     assert [h.path for h in held.hits] == ["a.md", "b.md"]
     common = judge(weigh("widget", index), [hit("a.md", 9, "widget")])  # ten sections hold it
     assert [h.path for h in common.hits] == ["a.md"]
+    # Held only by a weak match further down, one that would not be cited: no answer.
+    weak = hit("e.md", 2, "flange")
+    far = judge(terms, [hit("a.md", 9, "widget"), hit("b.md", 8, "widget"), weak])
+    assert far.reason == 'no section that matches the question holds "flange"'
 
 
 def test_declines_a_name_the_docs_never_mention_in_the_question_not_in_its_context() -> None:

@@ -13,7 +13,7 @@ from agent.search.query import (
     query_terms,
     term_weights,
 )
-from agent.search.rank import title_share
+from agent.search.rank import changelog_weight, title_share
 from agent.tools.corpus import Corpus
 
 
@@ -84,6 +84,42 @@ def test_a_heading_made_of_the_query_words_moves_its_section_up(tmp_path: Path) 
     hits = index.search("toolchain file")
     assert [h.path for h in hits] == ["toolchain.md", "guide.md"]
     assert hits[0].score > hits[1].score  # BM25 alone puts guide.md first: the words twice
+
+
+def test_release_notes_count_half_unless_the_query_asks_about_releases(tmp_path: Path) -> None:
+    (tmp_path / "guide").mkdir()
+    index = index_of(
+        tmp_path,
+        {
+            "CHANGES.md": "# Changes\n\n## 2.1\n\n- Fixed: a warning message was an error.\n",
+            "guide/build.md": "# Building\n\nPass `-W` to turn every warning message into an "
+            "error, so that the build stops at the first one. Use it in CI, where a new "
+            "warning should not go unseen, and leave it off while you write.\n",
+        },
+    )
+    weights = {h.path: h.score for h in index.search("warning message error")}
+    assert list(weights) == ["guide/build.md", "CHANGES.md"]
+    assert weights["CHANGES.md"] * 2 > weights["guide/build.md"]  # BM25 alone: the changelog
+    assert index.search("warning message error changed")[0].path == "CHANGES.md"
+
+
+def test_release_notes_are_known_by_their_file_or_top_heading() -> None:
+    for path in [
+        "CHANGES.md",
+        "docs/changelog.rst",
+        "release/3.12.rst",
+        "version8.txt",
+        "whatsnew/3.11.rst",
+        "about/release-notes.html",
+        "HISTORY.txt",
+        "NEWS",
+    ]:
+        assert changelog_weight(path, (), ["build"]) == 0.5, path
+    assert changelog_weight("index.html", ("Changelog", "Release 7.1"), ["build"]) == 0.5
+    assert changelog_weight("index.html", ("Release Notes",), ["build"]) == 0.5
+    for path in ["guide/build.md", "changing-things.md", "newsletter.md", "versioning.md"]:
+        assert changelog_weight(path, ("Guide",), ["build"]) == 1.0, path
+    assert changelog_weight("CHANGES.md", (), ["version", "build"]) == 1.0
 
 
 def test_a_heading_share_counts_its_words_plus_one() -> None:
