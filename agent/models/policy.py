@@ -180,8 +180,10 @@ def judge(terms: Sequence[Term], hits: Sequence[Hit]) -> Verdict:
 def with_opening(hits: Sequence[Hit], sections: Sequence[Section]) -> tuple[Hit, ...]:
     """`hits` with the opening part of the best one's section read right after it, when the
     best is the second part of a section cut in two where it grew too long: the opening
-    says what the whole section is about, and usually shows its main example. A part
-    further down a section cut into many (a long list of options) stands on its own."""
+    says what the whole section is about, and usually shows its main example. When the
+    part is a short tail (`INTRO_LINES`), the opening comes first: it is what answers.
+    A part further down a section cut into many (a long list of options) stands on its
+    own."""
     best = hits[0]
     before = [s for s in sections if s.end < best.start]
     if not best.headings or not before or before[-1].headings != best.headings:
@@ -192,6 +194,8 @@ def with_opening(hits: Sequence[Hit], sections: Sequence[Section]) -> tuple[Hit,
     if any(h.path == best.path and h.start == opening.start for h in hits):
         return tuple(hits)
     part = Hit(best.path, opening.start, opening.end, best.headings, 0.0, "", ())
+    if best.end - best.start + 1 <= INTRO_LINES:
+        return (part, best, *hits[1:])[:MAX_CITED]  # a short tail: the opening says more
     return (best, part, *hits[1:])[:MAX_CITED]
 
 

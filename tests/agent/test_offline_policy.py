@@ -162,6 +162,13 @@ def test_the_second_part_of_a_long_section_is_read_with_its_opening() -> None:
     assert with_opening([other], parts) == (other,)  # not a part of a long section
 
 
+def test_a_short_tail_of_a_long_section_is_cited_after_its_opening() -> None:
+    trail = ("CXX_STANDARD",)
+    parts = [Section(1, 59, trail), Section(61, 66, trail)]
+    tail = Hit("p.rst", 61, 66, trail, 5.0, "", ("standard",))
+    assert [h.start for h in with_opening([tail], parts)] == [1, 61]
+
+
 def test_a_heading_written_twice_in_a_doc_still_finds_the_opening_of_its_own_section() -> None:
     trail = ("Guide", "Example")
     parts = [
