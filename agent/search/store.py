@@ -34,10 +34,18 @@ from agent.tools.formats import NotText, doc_suffix, heading_style
 FORMAT_VERSION = 2
 """Bump when the tables, the tokenizer or the way docs are split or read changes."""
 
-READERS = ("search/store.py", "search/sections.py", "tools/formats.py", "tools/html.py")
-"""The modules that decide what an index holds, beside `agent/`: how docs are read, split
-into sections and stored. A change to any of them rebuilds indexes, even one that forgot
-to bump `FORMAT_VERSION`, so that an index never cites lines of an older reading."""
+READERS = (
+    "search/store.py",
+    "search/sections.py",
+    "tools/corpus.py",
+    "tools/formats.py",
+    "tools/html.py",
+    "tools/textscan.py",
+)
+"""The modules that decide what an index holds, beside `agent/`: how docs are read (the
+corpus reads a doc's text and splits it into lines where `textscan` says a line breaks),
+split into sections and stored. A change to any of them rebuilds indexes, even one that
+forgot to bump `FORMAT_VERSION`, so that an index never cites lines of an older reading."""
 
 
 PACKAGE = Path(__file__).resolve().parents[1]

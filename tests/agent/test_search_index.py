@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import sqlite3
@@ -9,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.search import Changes, DocsIndex, Hit
+from agent.search import Changes, DocsIndex, Hit, store
+from agent.search.sections import split_sections
 from agent.search.store import FORMAT_VERSION, INDEX_VERSION, READERS, index_file, index_version
 from agent.tools.corpus import Corpus
+from agent.tools.formats import doc_text
+from agent.tools.html import html_lines
+from agent.tools.textscan import normalize_breaks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -204,6 +209,20 @@ def test_a_change_to_how_docs_are_read_makes_a_new_index_version(tmp_path: Path)
     for name in READERS:
         (tmp_path / name).unlink()
     assert index_version(tmp_path) not in (0, INDEX_VERSION)  # no sources: the format alone
+
+
+def test_every_module_the_index_reads_docs_with_counts_in_its_version() -> None:
+    reading = [
+        Corpus.read_lines,  # what the index is given: the doc's lines
+        Corpus.read,
+        normalize_breaks,  # where a line ends
+        doc_text,
+        html_lines,
+        split_sections,
+        store.update,
+    ]
+    modules = {Path(inspect.getfile(f)).resolve().relative_to(ROOT / "agent") for f in reading}
+    assert {m.as_posix() for m in modules} <= set(READERS)
 
 
 def test_a_damaged_index_file_is_replaced(docs: Path, tmp_path: Path) -> None:
