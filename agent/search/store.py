@@ -1,6 +1,10 @@
 """The index database: where it lives, its tables, and bringing it up to date with the docs.
 
-One SQLite file per docs folder, named from a hash of the folder's real path. Tables:
+One SQLite file per docs folder and version of how docs are read (`INDEX_VERSION`),
+named from a hash of the folder's real path and that version, so that two docsagent
+versions used side by side never rebuild each other's index (nor has a long run cite the
+lines of the other's reading); only the `KEPT_INDEX_FILES` most recently used of a
+folder's files are kept. Tables:
 `files` (path, mtime and size as last indexed, or why the file was skipped),
 `sections` (file, line range, heading trail) and `fts`, an FTS5 table over each
 section's title, the rest of its heading trail with the file's path, and its body,
@@ -9,8 +13,7 @@ stemmed with Porter over `unicode61` words.
 Updating compares every doc's mtime and size with `files`: changed and new files are
 (re)indexed, deleted ones dropped, all in one transaction taken with `BEGIN IMMEDIATE`,
 so a second process waits (WAL mode, a busy timeout) and then finds nothing to do. A
-file made by another version of how docs are read (`INDEX_VERSION`, in `PRAGMA
-user_version`) is rebuilt from scratch.
+file stamped with another version in `PRAGMA user_version` anyway is rebuilt from scratch.
 """
 
 from __future__ import annotations
@@ -62,6 +65,10 @@ def index_version(package: Path = PACKAGE) -> int:
 
 INDEX_VERSION = index_version()
 """The version an index is stamped with; one made with another is rebuilt."""
+
+KEPT_INDEX_FILES = 3
+"""Index files kept for one docs folder, each of another `INDEX_VERSION`: the most recently
+used. A release and a checkout used side by side keep theirs; older ones are deleted."""
 
 BUSY_TIMEOUT_S = 60.0
 """How long to wait for another process that is updating the same index."""
@@ -120,11 +127,34 @@ class Changes:
 
 
 def index_file(cache_dir: Path, root: Path) -> Path:
-    """The index file for the docs folder `root`: its name and a hash of its real path."""
+    """The index file for the docs folder `root`: its name, a hash of its real path, and
+    the `INDEX_VERSION` of how docs are read."""
     real = os.path.realpath(root)
     digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = re.sub(r"[^\w.-]+", "-", os.path.basename(real)).strip(".-")[:40] or "docs"
-    return cache_dir / f"{name}-{digest}.sqlite"
+    return cache_dir / f"{name}-{digest}-{INDEX_VERSION:08x}.sqlite"
+
+
+def keep_recent(path: Path) -> None:
+    """Mark the index file `path` used now, and delete the same folder's files of other
+    versions past the `KEPT_INDEX_FILES` most recently used (a process that has one open
+    goes on reading it). Failures are ignored: the files are only a cache."""
+    same = re.compile(re.escape(path.name.rsplit("-", 1)[0]) + r"(-[0-9a-f]{8})?\.sqlite")
+    with suppress(OSError):
+        os.utime(path)
+        others = [p for p in path.parent.iterdir() if p != path and same.fullmatch(p.name)]
+        used = {p: _mtime(p) for p in others}
+        for old in sorted(others, key=lambda p: -used[p])[KEPT_INDEX_FILES - 1 :]:
+            for extra in ("", "-wal", "-shm"):
+                with suppress(OSError):
+                    Path(f"{old}{extra}").unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0  # gone meanwhile: the first to delete
 
 
 def connect_file(path: Path) -> sqlite3.Connection:
