@@ -108,8 +108,9 @@ class OfflineModel:
         verdict = judge(terms, found)
         if not verdict.hits:
             return _decline(question, query, verdict)
-        hits = intro_last(verdict.hits, found, index.sections(verdict.hits[0].path))
-        hits = with_opening(hits, index.sections(hits[0].path))
+        rare = verdict.rare
+        hits = intro_last(verdict.hits, found, index.sections(verdict.hits[0].path), rare=rare)
+        hits = with_opening(hits, index.sections(hits[0].path), rare=rare)
         try:
             shown = [self._shown(hit) for hit in hits]
         except ToolError as exc:  # the doc went away since it was indexed

@@ -104,6 +104,9 @@ class Verdict:
 
     hits: tuple[Hit, ...] = ()
     reason: str = ""
+    rare: tuple[str, ...] = ()
+    """The question's rarest words (`RARE_SECTIONS`), when it has some: one of `hits`
+    holds one of them, and the sections finally cited must too."""
 
 
 def idf(n_sections: int, holding: int) -> float:
@@ -169,21 +172,23 @@ def judge(terms: Sequence[Term], hits: Sequence[Hit]) -> Verdict:
     close = [h for h in hits[1:] if h.score >= RELATED_SCORE * best.score]
     cited = (best, *close[: MAX_CITED - 1])
     rare = _rarest(terms)
-    if rare and not any(set(rare) & set(h.matched_terms) for h in cited):
+    if rare and not _holding(cited, rare):
         return Verdict(reason="no section that matches the question holds " + _either(rare))
     if coverage(best, terms) < MIN_COVERAGE:
         held = _either(list(best.matched_terms)).replace(" or ", " and ")
         return Verdict(reason=f"the best match shares only {held} with the question")
-    return Verdict(hits=cited)
+    return Verdict(hits=cited, rare=tuple(rare))
 
 
-def with_opening(hits: Sequence[Hit], sections: Sequence[Section]) -> tuple[Hit, ...]:
+def with_opening(
+    hits: Sequence[Hit], sections: Sequence[Section], *, rare: Sequence[str] = ()
+) -> tuple[Hit, ...]:
     """`hits` with the opening part of the best one's section read right after it, when the
     best is the second part of a section cut in two where it grew too long: the opening
     says what the whole section is about, and usually shows its main example. When the
     part is a short tail (`INTRO_LINES`), the opening comes first: it is what answers.
     A part further down a section cut into many (a long list of options) stands on its
-    own."""
+    own. A section that holds one of the `rare` words stays cited (`_fit`)."""
     best = hits[0]
     before = [s for s in sections if s.end < best.start]
     if not best.headings or not before or before[-1].headings != best.headings:
@@ -195,16 +200,21 @@ def with_opening(hits: Sequence[Hit], sections: Sequence[Section]) -> tuple[Hit,
         return tuple(hits)
     part = Hit(best.path, opening.start, opening.end, best.headings, 0.0, "", ())
     if best.end - best.start + 1 <= INTRO_LINES:
-        return (part, best, *hits[1:])[:MAX_CITED]  # a short tail: the opening says more
-    return (best, part, *hits[1:])[:MAX_CITED]
+        return _fit((part, best, *hits[1:]), rare)  # a short tail: the opening says more
+    return _fit((best, part, *hits[1:]), rare)
 
 
 def intro_last(
-    best: Sequence[Hit], found: Sequence[Hit], sections: Sequence[Section]
+    best: Sequence[Hit],
+    found: Sequence[Hit],
+    sections: Sequence[Section],
+    *,
+    rare: Sequence[str] = (),
 ) -> tuple[Hit, ...]:
     """`best` (judged hits, best first) with the page's best matching part before its
     introduction, when the first hit is a short introduction (`INTRO_LINES`) and the
-    search `found` a part of the same page."""
+    search `found` a part of the same page. A section that holds one of the `rare` words
+    stays cited (`_fit`)."""
     intro = best[0]
     if len(sections) < 2 or sections[0].start != intro.start:
         return tuple(best)
@@ -214,7 +224,24 @@ def intro_last(
     if part is None:
         return tuple(best)
     rest = [h for h in best[1:] if (h.path, h.start) != (part.path, part.start)]
-    return (part, intro, *rest)[:MAX_CITED]
+    return _fit((part, intro, *rest), rare)
+
+
+def _fit(hits: Sequence[Hit], rare: Sequence[str]) -> tuple[Hit, ...]:
+    """The first `MAX_CITED` of `hits`; when none of them holds a `rare` word and a further
+    one does, that one in place of the last: `judge` answered because a section to cite
+    holds the question's rarest word, and a part read beside the best must not push it out."""
+    kept = list(hits[:MAX_CITED])
+    if rare and not _holding(kept, rare):
+        further = [h for h in hits[MAX_CITED:] if _holding([h], rare)]
+        if further:
+            kept[-1] = further[0]
+    return tuple(kept)
+
+
+def _holding(hits: Sequence[Hit], words: Sequence[str]) -> bool:
+    """Whether any of `hits` holds any of `words`."""
+    return any(set(words) & set(h.matched_terms) for h in hits)
 
 
 def _rarest(terms: Sequence[Term]) -> list[str]:

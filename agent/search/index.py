@@ -131,7 +131,9 @@ class DocsIndex:
             conn = None
             try:
                 conn = store.connect_file(path)
-                return conn, store.update(conn, self.source, progress)
+                changes = store.update(conn, self.source, progress)
+                store.keep_recent(path)
+                return conn, changes
             except sqlite3.DatabaseError as exc:
                 if conn is not None:
                     conn.close()

@@ -43,10 +43,14 @@ contains..."), so its many short entries match any question's words, while the
 section that explains the feature is elsewhere."""
 
 _CHANGELOG = re.compile(
-    r"(^|/)(changes|changelog|history|news|release[-_ ]?notes|releases?|whatsnew|"
-    r"what'?s[-_ ]new|version\d[\d.]*)([./]|$)",
+    r"(^|/)(?:(?:changes|changelog|history|news|release[-_ ]?notes|releases?|whatsnew|"
+    r"what['’]?s[-_ ]new)(?:[-_ ]?v?\d[\d._-]*)?|version\d[\d.]*)([./]|$)",
     re.I,
 )
+"""A name of release notes, alone or with its release's number: `CHANGES.md`,
+`release-15-1.html` (PostgreSQL), `release-notes-1.2.md`, `version8.txt` (Vim)."""
+_NUMBERED = re.compile(r"^(?:[A-Z]\.|\d+\.?)(?:\d+\.?)*\s+")
+"""The number of a numbered heading ("E.18. Release 15.1", "1.2. Changes")."""
 _RELEASE_WORDS = frozenset(
     "release releases version versions changelog changes changed history deprecated "
     "removed upgrade upgrading whatsnew".split()
@@ -58,7 +62,7 @@ def changelog_weight(path: str, headings: Sequence[str], terms: Sequence[str]) -
     top heading's) when no query term asks about releases; else 1."""
     if any(word in _RELEASE_WORDS for term in terms for word in term.split()):
         return 1.0
-    top = headings[0] if headings else ""
+    top = _NUMBERED.sub("", headings[0]) if headings else ""
     named = _CHANGELOG.search(path) or _CHANGELOG.search(top.replace(" ", "-"))
     return CHANGELOG_WEIGHT if named else 1.0
 

@@ -1,6 +1,10 @@
 """The index database: where it lives, its tables, and bringing it up to date with the docs.
 
-One SQLite file per docs folder, named from a hash of the folder's real path. Tables:
+One SQLite file per docs folder and version of how docs are read (`current_version`),
+named from a hash of the folder's real path and that version, so that two docsagent
+versions used side by side never rebuild each other's index (nor has a long run cite the
+lines of the other's reading); only the `KEPT_INDEX_FILES` most recently used of a
+folder's files are kept. Tables:
 `files` (path, mtime and size as last indexed, or why the file was skipped),
 `sections` (file, line range, heading trail) and `fts`, an FTS5 table over each
 section's title, the rest of its heading trail with the file's path, and its body,
@@ -9,8 +13,7 @@ stemmed with Porter over `unicode61` words.
 Updating compares every doc's mtime and size with `files`: changed and new files are
 (re)indexed, deleted ones dropped, all in one transaction taken with `BEGIN IMMEDIATE`,
 so a second process waits (WAL mode, a busy timeout) and then finds nothing to do. A
-file made by another version of how docs are read (`INDEX_VERSION`, in `PRAGMA
-user_version`) is rebuilt from scratch.
+file stamped with another version in `PRAGMA user_version` anyway is rebuilt from scratch.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Protocol
 
@@ -34,10 +38,18 @@ from agent.tools.formats import NotText, doc_suffix, heading_style
 FORMAT_VERSION = 2
 """Bump when the tables, the tokenizer or the way docs are split or read changes."""
 
-READERS = ("search/store.py", "search/sections.py", "tools/formats.py", "tools/html.py")
-"""The modules that decide what an index holds, beside `agent/`: how docs are read, split
-into sections and stored. A change to any of them rebuilds indexes, even one that forgot
-to bump `FORMAT_VERSION`, so that an index never cites lines of an older reading."""
+READERS = (
+    "search/store.py",
+    "search/sections.py",
+    "tools/corpus.py",
+    "tools/formats.py",
+    "tools/html.py",
+    "tools/textscan.py",
+)
+"""The modules that decide what an index holds, beside `agent/`: how docs are read (the
+corpus reads a doc's text and splits it into lines where `textscan` says a line breaks),
+split into sections and stored. A change to any of them rebuilds indexes, even one that
+forgot to bump `FORMAT_VERSION`, so that an index never cites lines of an older reading."""
 
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -52,8 +64,16 @@ def index_version(package: Path = PACKAGE) -> int:
     return digest & 0x7FFFFFFF or FORMAT_VERSION
 
 
-INDEX_VERSION = index_version()
-"""The version an index is stamped with; one made with another is rebuilt."""
+@cache
+def current_version() -> int:
+    """The version an index is stamped with (`index_version` of this docsagent, read once,
+    on first use); one made with another is rebuilt."""
+    return index_version()
+
+
+KEPT_INDEX_FILES = 3
+"""Index files kept for one docs folder, each of another version: the most recently
+used. A release and a checkout used side by side keep theirs; older ones are deleted."""
 
 BUSY_TIMEOUT_S = 60.0
 """How long to wait for another process that is updating the same index."""
@@ -112,11 +132,34 @@ class Changes:
 
 
 def index_file(cache_dir: Path, root: Path) -> Path:
-    """The index file for the docs folder `root`: its name and a hash of its real path."""
+    """The index file for the docs folder `root`: its name, a hash of its real path, and
+    the `current_version` of how docs are read."""
     real = os.path.realpath(root)
     digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = re.sub(r"[^\w.-]+", "-", os.path.basename(real)).strip(".-")[:40] or "docs"
-    return cache_dir / f"{name}-{digest}.sqlite"
+    return cache_dir / f"{name}-{digest}-{current_version():08x}.sqlite"
+
+
+def keep_recent(path: Path) -> None:
+    """Mark the index file `path` used now, and delete the same folder's files of other
+    versions past the `KEPT_INDEX_FILES` most recently used (a process that has one open
+    goes on reading it). Failures are ignored: the files are only a cache."""
+    same = re.compile(re.escape(path.name.rsplit("-", 1)[0]) + r"(-[0-9a-f]{8})?\.sqlite")
+    with suppress(OSError):
+        os.utime(path)
+        others = [p for p in path.parent.iterdir() if p != path and same.fullmatch(p.name)]
+        used = {p: _mtime(p) for p in others}
+        for old in sorted(others, key=lambda p: -used[p])[KEPT_INDEX_FILES - 1 :]:
+            for extra in ("", "-wal", "-shm"):
+                with suppress(OSError):
+                    Path(f"{old}{extra}").unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0  # gone meanwhile: the first to delete
 
 
 def connect_file(path: Path) -> sqlite3.Connection:
@@ -159,7 +202,7 @@ def connect_memory() -> sqlite3.Connection:
 def update(conn: sqlite3.Connection, source: DocSource, progress: Progress | None) -> Changes:
     """Bring the index up to date with the docs; returns what changed."""
     wanted = _stats(source)
-    if _version(conn) == INDEX_VERSION and _plan(_stored(conn), wanted) == ([], []):
+    if _version(conn) == current_version() and _plan(_stored(conn), wanted) == ([], []):
         return Changes()  # the common case: nothing to write, no lock taken
     with _transaction(conn):
         rebuilt = _ensure_schema(conn)
@@ -222,7 +265,7 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
 def _ensure_schema(conn: sqlite3.Connection) -> bool:
     """Create the tables, replacing those of another format version; True if it did."""
     version = _version(conn)
-    if version == INDEX_VERSION:
+    if version == current_version():
         return False
     for kind in ("virtual", "table"):  # virtual tables first: they own shadow tables
         for (name,) in conn.execute(
@@ -234,7 +277,7 @@ def _ensure_schema(conn: sqlite3.Connection) -> bool:
     for statement in SCHEMA.split(";"):
         if statement.strip():
             conn.execute(statement)
-    conn.execute(f"PRAGMA user_version = {INDEX_VERSION}")
+    conn.execute(f"PRAGMA user_version = {current_version()}")
     return version != 0
 
 

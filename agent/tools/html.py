@@ -1,4 +1,4 @@
-"""Built HTML docs (Sphinx, MkDocs, plain pages) as clean text lines.
+"""Built HTML docs (Sphinx, MkDocs, DocBook, rustdoc, plain pages) as clean text lines.
 
 Navigation, sidebars, headers, footers, scripts and styles are dropped; when a page
 marks its content (`<main>`, `role="main"`, `<article>`), only that is kept. Headings
@@ -70,8 +70,13 @@ _PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre\s*>)", re.S | re.I)
 _BR = re.compile(r"<br\s*/?>", re.I)
 _TAG = re.compile(r"<[^>]*>")
 _ATTRS = r"""(?:[^>"']|"[^"]*"|'[^']*')*"""
-_HEADERLINK = re.compile(r"<a\b[^>]*\b(?:headerlink|srclink)\b[^>]*>.*?</a\s*>", re.S | re.I)
-"""Links that only point elsewhere: Sphinx's ¶ beside headings, rustdoc's "source"."""
+_HEADERLINK = re.compile(
+    r"""<a\b[^>]*\bclass\s*=\s*["']?(?:[^"'>]*\s)?(?:headerlink|srclink|src)(?=[\s"'>])"""
+    r"[^>]*>.*?</a\s*>",
+    re.S | re.I,
+)
+"""Links that only point elsewhere, by their class: Sphinx's ¶ beside headings, rustdoc's
+"source" (`srclink`, `src` since Rust 1.73); not a link whose address holds "src/"."""
 _INLINE = re.compile(
     rf"</?(?:span|a|em|strong|b|i|abbr|cite|small|sup|sub|kbd|var|samp|dfn|mark|u|s)\b{_ATTRS}>",
     re.I,

@@ -160,6 +160,32 @@ def test_a_page_introduction_is_quoted_after_the_part_that_says_how(tmp_path: Pa
     assert "Pass `proxy=URL`" in answer and "See also: proxies.md:1-3 (Proxies)." in answer
 
 
+def test_a_part_quoted_before_its_introduction_keeps_the_rare_word_cited(tmp_path: Path) -> None:
+    text = "# Proxy server\n\nGizmo can send requests through a proxy server.\n\n"
+    text += "## Setting the proxy\n\nPass `proxy=URL` to the client, for every request.\n"
+    text += "".join(f"Line {n} of how the client settings are given.\n" for n in range(5))
+    (tmp_path / "proxies.md").write_text(text)
+    pools = "# Pools\n\nEach proxy server connection is pooled, and requests reuse it.\n"
+    (tmp_path / "pools.md").write_text(pools)
+    mounting = "# Mounting\n\nMount the flange on a server rack when requests peak and the "
+    (tmp_path / "mounting.md").write_text(mounting + "load goes up.\n")
+    for n in range(1, 5):  # "flange" is in five sections: the question's rarest word
+        text = f"# Part {n}\n\nThe flange part {n} fits the frame, with bolts and washers "
+        (tmp_path / f"part{n}.md").write_text(text + "and nuts and more words to pad it.\n")
+    for n, extra in enumerate(["requests and ", "", ""], start=1):
+        text = f"# Note {n}\n\nA proxy or a server may be involved in note {n}, with {extra}"
+        (tmp_path / f"note{n}.md").write_text(text + "more filler words to pad it out.\n")
+    for n in range(1, 31):
+        subject = "requests" if n == 1 else "subject"
+        text = f"# Topic {n}\n\nUnrelated text about {subject} number {n} and nothing else.\n"
+        (tmp_path / f"topic{n}.md").write_text(text)
+    answer, messages = converse(tmp_path, "proxy server requests flange")
+    reads = [args["path"] for name, args in calls_of(messages)[1]]
+    # The introduction is best, then pools.md and mounting.md; only mounting.md says "flange".
+    assert reads == ["proxies.md", "proxies.md", "mounting.md"]
+    assert answer.startswith("According to `proxies.md` (Proxy server > Setting the proxy):")
+
+
 def test_declines_when_the_docs_never_mention_what_is_asked(gizmo: Path) -> None:
     answer, messages = converse(gizmo, "How do I bake sourdough bread?")
     assert answer.startswith("The docs don't seem to cover this")

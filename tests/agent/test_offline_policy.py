@@ -200,3 +200,22 @@ def test_a_short_page_introduction_is_cited_after_the_part_of_its_page_that_matc
     long_intro = [Section(1, 20, ("SSL",)), Section(21, 30, ("SSL", "Certificates"))]
     assert intro_last([intro, other], found, long_intro) == (intro, other)  # it says more
     assert intro_last([other], found, [Section(1, 3, ())]) == (other,)  # a one-section page
+
+
+def test_a_part_read_beside_the_best_never_pushes_out_the_section_holding_the_rare_word() -> None:
+    parts = [Section(1, 3, ("SSL",)), Section(5, 30, ("SSL", "Certificates"))]
+    intro = Hit("ssl.md", 1, 3, ("SSL",), 9.0, "", ("ca", "bundle"))
+    part = Hit("ssl.md", 5, 30, ("SSL", "Certificates"), 3.0, "", ("bundle",))
+    other, rare = hit("env.md", 8.0, "ca"), hit("pem.md", 7.0, "pem")
+    verdict = judge([Term("ca", 9, 1.0), Term("pem", 2, 2.0)], [intro, other, rare, part])
+    assert verdict.hits == (intro, other, rare) and verdict.rare == ("pem",)
+    assert intro_last(verdict.hits, [intro, other, rare, part], parts, rare=verdict.rare) == (
+        part,
+        intro,
+        rare,
+    )
+    cut = [Section(1, 60, ("Options",)), Section(61, 90, ("Options",))]
+    second = Hit("o.md", 61, 90, ("Options",), 9.0, "", ("ca",))
+    opening = Hit("o.md", 1, 60, ("Options",), 0.0, "", ())
+    assert with_opening([second, other, rare], cut, rare=("pem",)) == (second, opening, rare)
+    assert with_opening([second, other, rare], cut) == (second, opening, other)

@@ -185,6 +185,30 @@ def test_a_rustdoc_page_keeps_the_types_own_items_only() -> None:
     ]
 
 
+RUSTDOC_1_73 = """\
+<html><body><main><div class="main-heading"><h1>Struct <span class="struct">TokenStream</span></h1>\
+<span class="sub-heading"><a class="src" href="../src/tiny/lib.rs.html#3">Source</a></span></div>
+<p>Built from <a href="https://github.com/x/tiny/tree/main/src">the src folder</a>.</p>
+<h2 id="implementations">Implementations</h2><div id="implementations-list">
+<div class="impl-items"><section id="method.new" class="method"><a class="src rightside" \
+href="../src/tiny/lib.rs.html#6">Source</a><h4 class="code-header">pub fn new() -&gt; Self</h4>\
+</section></div></div></main></body></html>
+"""
+
+
+def test_a_rustdoc_page_since_rust_1_73_loses_its_source_links_too() -> None:
+    # rustdoc renamed its "srclink" class to "src" (rust-lang/rust#113709, Rust 1.73)
+    assert doc_lines(RUSTDOC_1_73.encode(), "struct.TokenStream.html") == [
+        "# Struct TokenStream",
+        "",
+        "Built from the src folder.",
+        "",
+        "## Implementations",
+        "",
+        "#### pub fn new() -> Self",
+    ]
+
+
 def test_a_plain_page_without_marked_content_keeps_its_body() -> None:
     page = (
         "<html><head><title>T</title><style>p{}</style></head><body>"

@@ -1,17 +1,24 @@
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from agent.search import Changes, DocsIndex, Hit
-from agent.search.store import FORMAT_VERSION, INDEX_VERSION, READERS, index_file, index_version
+from agent.search import Changes, DocsIndex, Hit, store
+from agent.search.sections import split_sections
+from agent.search.store import FORMAT_VERSION, READERS, current_version, index_file, index_version
 from agent.tools.corpus import Corpus
+from agent.tools.formats import doc_text
+from agent.tools.html import html_lines
+from agent.tools.textscan import normalize_breaks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -197,13 +204,73 @@ def test_a_change_to_how_docs_are_read_makes_a_new_index_version(tmp_path: Path)
     for name in READERS:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes((agent / name).read_bytes())
-    assert index_version(tmp_path) == INDEX_VERSION > FORMAT_VERSION
+    assert index_version(tmp_path) == current_version() > FORMAT_VERSION
     html = tmp_path / "tools" / "html.py"
     html.write_text(html.read_text() + "\n# reads <aside> now\n")
-    assert index_version(tmp_path) != INDEX_VERSION  # so every index is rebuilt
+    assert index_version(tmp_path) != current_version()  # so every index is rebuilt
     for name in READERS:
         (tmp_path / name).unlink()
-    assert index_version(tmp_path) not in (0, INDEX_VERSION)  # no sources: the format alone
+    assert index_version(tmp_path) not in (0, current_version())  # no sources: the format alone
+
+
+def test_every_module_the_index_reads_docs_with_counts_in_its_version() -> None:
+    reading = [
+        Corpus.read_lines,  # what the index is given: the doc's lines
+        Corpus.read,
+        normalize_breaks,  # where a line ends
+        doc_text,
+        html_lines,
+        split_sections,
+        store.update,
+    ]
+    modules = {Path(inspect.getfile(f)).resolve().relative_to(ROOT / "agent") for f in reading}
+    assert {m.as_posix() for m in modules} <= set(READERS)
+
+
+OTHER_VERSION = """\
+import sys
+from pathlib import Path
+from agent.search import DocsIndex
+from agent.tools.corpus import Corpus
+print(DocsIndex(Corpus.open(Path(sys.argv[1])), cache_dir=Path(sys.argv[2])).prepare().changes)
+"""
+
+
+def test_two_versions_of_docsagent_keep_their_own_index_files(docs: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"  # a checkout that reads HTML differently, beside this one
+    shutil.copytree(ROOT / "agent", other / "agent", ignore=shutil.ignore_patterns("__pycache__"))
+    html = other / "agent" / "tools" / "html.py"
+    html.write_text(html.read_text() + "\n# reads <aside> now\n")
+    cache = tmp_path / "cache"
+
+    def open_other() -> str:
+        command = [sys.executable, "-c", OTHER_VERSION, str(docs), str(cache)]
+        done = subprocess.run(command, cwd=other, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert open_index(docs, cache).prepare().changes == Changes(added=2)
+    assert open_other() == "Changes(added=2, changed=0, removed=0, rebuilt=False)"
+    assert open_index(docs, cache).prepare().changes == Changes()  # not rebuilt in turn
+    assert open_other() == "Changes(added=0, changed=0, removed=0, rebuilt=False)"
+    assert len(list(cache.glob("docs-*.sqlite"))) == 2
+
+
+def test_a_folder_keeps_its_most_recently_used_index_files_only(docs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    mine = index_file(cache, docs)
+    stem = mine.name.rsplit("-", 1)[0]
+    versions = [cache / f"{stem}-{version:08x}.sqlite" for version in (7, 8, 9)]
+    unversioned = cache / f"{stem}.sqlite"  # as docsagent named it before
+    elsewhere = index_file(cache, tmp_path)  # another folder's
+    for hours, path in enumerate([*versions, unversioned, elsewhere], start=1):
+        path.write_bytes(b"")
+        os.utime(path, (time.time() - hours * 3600,) * 2)
+    Path(f"{unversioned}-wal").write_bytes(b"")
+    open_index(docs, cache).prepare()
+    kept = [mine, *versions[: store.KEPT_INDEX_FILES - 1], elsewhere]
+    assert sorted(cache.glob("*.sqlite")) == sorted(kept)
+    assert not Path(f"{unversioned}-wal").exists()
 
 
 def test_a_damaged_index_file_is_replaced(docs: Path, tmp_path: Path) -> None:

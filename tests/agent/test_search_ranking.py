@@ -122,6 +122,24 @@ def test_release_notes_are_known_by_their_file_or_top_heading() -> None:
     assert changelog_weight("CHANGES.md", (), ["version", "build"]) == 1.0
 
 
+def test_release_notes_named_with_their_release_number_are_known_too() -> None:
+    for path in [
+        "release-15.html",  # PostgreSQL's manual: one page per release
+        "release-15-1.html",
+        "docs/release-notes-1.2.md",
+        "CHANGELOG-2.x.md",
+        "changes_v3.rst",
+        "NEWS-2020",
+    ]:
+        assert changelog_weight(path, (), ["build"]) == 0.5, path
+    for top in ["E.18. Release 15.1", "Release 2.0", "1.2. Changes", "What\u2019s New"]:
+        assert changelog_weight("ch05.html", (top,), ["build"]) == 0.5, top
+    for path in ["release-process.html", "release-1-checklist.md", "news-feed.md", "history2x.md"]:
+        assert changelog_weight(path, ("Guide",), ["build"]) == 1.0, path
+    for top in ["2. A Brief History of PostgreSQL", "Release Process", "A Changelog Tool"]:
+        assert changelog_weight("guide.html", (top,), ["build"]) == 1.0, top
+
+
 def test_a_heading_share_counts_its_words_plus_one() -> None:
     assert (
         title_share(
