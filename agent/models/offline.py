@@ -109,7 +109,8 @@ class OfflineModel:
         if not verdict.hits:
             return _decline(question, query, verdict)
         rare = verdict.rare
-        hits = intro_last(verdict.hits, found, index.sections(verdict.hits[0].path), rare=rare)
+        sections = index.sections(verdict.hits[0].path)
+        hits = intro_last(verdict.hits, found, sections, terms=terms, rare=rare)
         hits = with_opening(hits, index.sections(hits[0].path), rare=rare)
         try:
             shown = [self._shown(hit) for hit in hits]

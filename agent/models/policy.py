@@ -209,18 +209,21 @@ def intro_last(
     found: Sequence[Hit],
     sections: Sequence[Section],
     *,
+    terms: Sequence[Term] = (),
     rare: Sequence[str] = (),
 ) -> tuple[Hit, ...]:
     """`best` (judged hits, best first) with the page's best matching part before its
     introduction, when the first hit is a short introduction (`INTRO_LINES`) and the
-    search `found` a part of the same page. A section that holds one of the `rare` words
-    stays cited (`_fit`)."""
+    search `found` a part of the same page that holds enough of the question's `terms`
+    to answer (`MIN_COVERAGE`, as the best must). A section that holds one of the `rare`
+    words stays cited (`_fit`)."""
     intro = best[0]
     if len(sections) < 2 or sections[0].start != intro.start:
         return tuple(best)
     if sections[0].end - sections[0].start + 1 > INTRO_LINES:
         return tuple(best)
-    part = next((h for h in found if h.path == intro.path and h.start != intro.start), None)
+    parts = [h for h in found if h.path == intro.path and h.start != intro.start]
+    part = next((h for h in parts if not terms or coverage(h, terms) >= MIN_COVERAGE), None)
     if part is None:
         return tuple(best)
     rest = [h for h in best[1:] if (h.path, h.start) != (part.path, part.start)]

@@ -200,6 +200,10 @@ def test_a_short_page_introduction_is_cited_after_the_part_of_its_page_that_matc
     long_intro = [Section(1, 20, ("SSL",)), Section(21, 30, ("SSL", "Certificates"))]
     assert intro_last([intro, other], found, long_intro) == (intro, other)  # it says more
     assert intro_last([other], found, [Section(1, 3, ())]) == (other,)  # a one-section page
+    terms = [Term("ca", 4, 2.0), Term("bundle", 3, 4.0), Term("proxy", 9, 6.0)]
+    weak = Hit("ssl.md", 5, 30, ("SSL", "Certificates"), 1.0, "", ("ca",))  # a sixth: no
+    assert intro_last([intro, other], [intro, other, weak], parts, terms=terms) == (intro, other)
+    assert intro_last([intro, other], found, parts, terms=terms)[0] == part  # a third
 
 
 def test_a_part_read_beside_the_best_never_pushes_out_the_section_holding_the_rare_word() -> None:
