@@ -77,6 +77,12 @@ _HEADERLINK = re.compile(
 )
 """Links that only point elsewhere, by their class: Sphinx's ¶ beside headings, rustdoc's
 "source" (`srclink`, `src` since Rust 1.73); not a link whose address holds "src/"."""
+_ANCHOR = re.compile(
+    r"""<a\b[^>]*\bclass\s*=\s*["']?(?:[^"'>]*\s)?anchor(?=[\s"'>])[^>]*>"""
+    r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;)?\s*</a\s*>",
+    re.I,
+)
+"""A heading's anchor link that shows only a mark (rustdoc's "§"): the mark is dropped."""
 _INLINE = re.compile(
     rf"</?(?:span|a|em|strong|b|i|abbr|cite|small|sup|sub|kbd|var|samp|dfn|mark|u|s)\b{_ATTRS}>",
     re.I,
@@ -100,7 +106,7 @@ def _simplified(page: str) -> str:
     """
     page = _SKIPPED.sub("", page)
     page = _PRE.sub(lambda m: m[1] + _plain(m[2]) + m[3], page)
-    return _INLINE.sub("", _HEADERLINK.sub("", page))
+    return _INLINE.sub("", _ANCHOR.sub("", _HEADERLINK.sub("", page)))
 
 
 def _plain(markup: str) -> str:

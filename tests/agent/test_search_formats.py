@@ -163,7 +163,8 @@ RUSTDOC = """\
 <html><head><title>TokenStream</title></head><body><nav class="sidebar">Items</nav>
 <main><h1 class="fqn">Struct <a href="#">TokenStream</a></h1><span class="out-of-band">\
 <a class="srclink" href="../src/lib.rs.html#161">source</a></span>
-<h2 id="trait-implementations">Trait Implementations</h2><div id="trait-implementations-list">
+<h2 id="trait-implementations">Trait Implementations<a href="#trait-implementations" \
+class="anchor">§</a></h2><div id="trait-implementations-list">
 <h3>impl FromStr for TokenStream</h3><div class="docblock"><p>Parses a string.</p></div></div>
 <h2 id="synthetic-implementations">Auto Trait Implementations</h2>
 <div id="synthetic-implementations-list"><h3>impl Send for TokenStream</h3></div>
