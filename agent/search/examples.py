@@ -61,7 +61,7 @@ def as_question(heading: str) -> str | None:
     text = " ".join(heading.split())
     if ": " in text:  # "Escape: cancel a run": the part after the colon says what it does
         text = text.split(": ", 1)[1]
-    text = re.sub(r"\s*\([^)]*\)$", "", text).rstrip(" .:")  # "Step limit (--max-steps)"
+    text = re.sub(r"\s*\([^)]*\)$", "", text).rstrip(" .:~")  # "Step limit (--max-steps)"
     words = text.split()
     if not 2 <= len(words) <= MAX_WORDS or any(c in text for c in "`*[]<>{}|#=_\\\"'"):
         return None
@@ -69,6 +69,8 @@ def as_question(heading: str) -> str | None:
     if text.endswith("?") or (first in QUESTION_WORDS and len(words) >= 3):
         question = text.rstrip("?")
         return f"{question[0].upper()}{question[1:]}?" if _reads_as_question(words) else None
+    if first in VERBS and all(word.isupper() for word in words):
+        return f"How do I use {text}?"  # a command's name: "CREATE TABLE", "ALTER ROLE"
     verb = first if first in VERBS else GERUNDS.get(first)
     if verb is None or words[-1].lower() in PRONOUNS or words[1].lower() == "and":
         return None
@@ -94,8 +96,9 @@ def _reads_as_question(words: Sequence[str]) -> bool:
 
 
 def _lowered(word: str) -> str:
-    """Title-case words lowered ("Encoded" → "encoded"); names and acronyms kept ("JSON")."""
-    return word.lower() if word[:1].isupper() and word[1:].islower() else word
+    """Title-case words lowered ("Encoded" → "encoded", "A" → "a"); names and acronyms
+    kept ("JSON")."""
+    return word.lower() if word == "A" or (word[:1].isupper() and word[1:].islower()) else word
 
 
 def example_questions(headings: Iterable[tuple[str, str]], count: int = 3) -> list[str]:

@@ -22,6 +22,9 @@ from agent.tools.corpus import Corpus
         ("Which files count as docs", "Which files count as docs?"),
         ("Where are my traces?", "Where are my traces?"),
         ("How do I retry?", "How do I retry?"),
+        ("Create A Path Variable", "How do I create a path variable?"),
+        ("Write Vim script ~", "How do I write vim script?"),  # Vim help's heading mark
+        ("CREATE TEXT SEARCH DICTIONARY", "How do I use CREATE TEXT SEARCH DICTIONARY?"),
         ("Replay a trace", "How do I replay a trace?"),
     ],
 )
