@@ -13,7 +13,8 @@
    use), or when the best section holds too little of it; otherwise read the best
    sections.
 3. quote: the run of whole paragraphs (lists and code blocks kept whole) of the best
-   section that holds the most of the question's weight, up to `QUOTE_LINES` lines.
+   section that holds the most of the question's weight, its words matched as the
+   index matches them (`agent.search.stems`), up to `QUOTE_LINES` lines.
 
 Every tuning constant is here, with why it has its value.
 """
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from agent.search import DocsIndex, Hit, query_terms
 from agent.search.query import ALIASES, STOPWORDS, term_weights
 from agent.search.sections import Section
+from agent.search.stems import terms_held
 
 MAX_ABSENT_SHARE = 0.5
 """Decline when words the docs never use carry this share of the weight or more: then the
@@ -71,9 +73,6 @@ beside it."""
 QUOTE_LINES = 30
 """Lines quoted from the best section at most: a whole list, table or example fits,
 and the answer stays short enough to read at a glance."""
-
-STEM_MIN = 4
-"""Letters a rough stem keeps at least, when a quote is chosen ("timeouts" → "timeou")."""
 
 _WORD = re.compile(r"[^\W_]+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -270,8 +269,9 @@ def quote_range(lines: Sequence[str], start: int, terms: Sequence[Term]) -> tupl
         return start, start + len(lines) - 1
     if blocks[-1][1] - blocks[0][0] < QUOTE_LINES:
         return start + blocks[0][0], start + blocks[-1][1]
-    stems = [(_stem(t.text), t.weight) for t in terms]
-    scores = [_held(lines[a : b + 1], stems) for a, b in blocks]
+    weights = {t.text: t.weight for t in terms}
+    texts = ["\n".join(lines[a : b + 1]) for a, b in blocks]
+    scores = [sum(weights[t] for t in held) for held in terms_held(texts, list(weights))]
     best = max(range(len(blocks)), key=lambda i: (scores[i], -i))
     first = last = best
     while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] < QUOTE_LINES:
@@ -298,14 +298,3 @@ def _blocks(lines: Sequence[str]) -> list[tuple[int, int]]:
     if begin is not None:
         found.append((begin, len(lines) - 1))
     return found
-
-
-def _stem(term: str) -> str:
-    """A rough stem for finding a term in quoted text: its last two letters dropped."""
-    return term if len(term) <= STEM_MIN else term[: max(STEM_MIN, len(term) - 2)]
-
-
-def _held(block: Sequence[str], stems: Sequence[tuple[str, float]]) -> float:
-    """The weight of the question's terms that a block of lines holds."""
-    words = " " + " ".join(_WORD.findall(" ".join(block).lower()))
-    return sum(weight for stem, weight in stems if " " + stem in words)

@@ -81,6 +81,9 @@ BUSY_TIMEOUT_S = 60.0
 Progress = Callable[[int, int], None]
 """Called as files are indexed: (files done, files to index)."""
 
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+"""How FTS5 splits and stems words: Porter stems over Unicode words, accents folded."""
+
 SCHEMA = """
 CREATE TABLE files (
     id INTEGER PRIMARY KEY,
@@ -99,7 +102,7 @@ CREATE TABLE sections (
 );
 CREATE INDEX sections_by_file ON sections(file_id, start);
 CREATE VIRTUAL TABLE fts USING fts5(
-    title, trail, body, tokenize = 'porter unicode61 remove_diacritics 2'
+    title, trail, body, tokenize = '{tokenizer}'
 );
 """
 
@@ -274,7 +277,7 @@ def _ensure_schema(conn: sqlite3.Connection) -> bool:
             (kind == "virtual",),
         ).fetchall():
             conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-    for statement in SCHEMA.split(";"):
+    for statement in SCHEMA.format(tokenizer=TOKENIZER).split(";"):
         if statement.strip():
             conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {current_version()}")
