@@ -43,12 +43,14 @@ contains..."), so its many short entries match any question's words, while the
 section that explains the feature is elsewhere."""
 
 _CHANGELOG = re.compile(
-    r"(^|/)(?:(?:changes|changelog|history|news|release[-_ ]?notes|releases?|whatsnew|"
-    r"what['’]?s[-_ ]new)(?:[-_ ]?v?\d[\d._-]*)?|version\d[\d.]*)([./]|$)",
+    r"(^|/)(?:(?:changes|change[-_ ]?log|history|news|release[-_ ]?(?:notes|history)|releases?|"
+    r"version[-_ ]history|whatsnew|what['’]?s[-_ ]new)(?:[-_ ]?v?\d[\d._-]*)?|version\d[\d.]*)"
+    r"([./]|$)",
     re.I,
 )
 """A name of release notes, alone or with its release's number: `CHANGES.md`,
-`release-15-1.html` (PostgreSQL), `release-notes-1.2.md`, `version8.txt` (Vim)."""
+`release-15-1.html` (PostgreSQL), `release-notes-1.2.md`, `version8.txt` (Vim), and
+the headings "Release History" (Requests), "Version History" and "Change Log"."""
 _NUMBERED = re.compile(r"^(?:[A-Z]\.|\d+\.?)(?:\d+\.?)*\s+")
 """The number of a numbered heading ("E.18. Release 15.1", "1.2. Changes")."""
 _RELEASE_WORDS = frozenset(

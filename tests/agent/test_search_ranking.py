@@ -140,6 +140,16 @@ def test_release_notes_named_with_their_release_number_are_known_too() -> None:
         assert changelog_weight("guide.html", (top,), ["build"]) == 1.0, top
 
 
+def test_release_notes_called_a_release_history_or_a_change_log_are_known_too() -> None:
+    # Requests' manual: community/updates.html, whose top heading is "Release History"
+    for top in ["Release History", "Version History", "Change Log"]:
+        assert changelog_weight("community/updates.html", (top, "2.4.0"), ["build"]) == 0.5, top
+    for path in ["release-history.md", "docs/release_history.rst", "CHANGE_LOG.md"]:
+        assert changelog_weight(path, (), ["build"]) == 0.5, path
+    for path in ["history-of-releasing.md", "change-logging.md", "version-history-api.md"]:
+        assert changelog_weight(path, ("Guide",), ["build"]) == 1.0, path
+
+
 def test_a_heading_share_counts_its_words_plus_one() -> None:
     assert (
         title_share(
