@@ -43,6 +43,8 @@ NOT_DOCS = ("license", "licence", "code_of_conduct", "code-of-conduct", "changel
 """Docs about the project rather than its use: no examples from them."""
 PRONOUNS = frozenset({"it", "this", "that", "them", "one", "these", "those"})
 MAX_WORDS = 9
+_NUMBER = re.compile(r"^(?:(?:[A-Z]|\d+)(?:\.\d+)*\.|\d+(?:\.\d+)+)\s+")
+"""A numbered heading's number: "32.2. ", "F.10. ", "1.2 " (not the "3" of "3 ways")."""
 
 
 def _gerund(verb: str) -> str:
@@ -59,6 +61,8 @@ GERUNDS = {_gerund(verb): verb for verb in VERBS}
 def as_question(heading: str) -> str | None:
     """`heading` as a question a person might ask, or None when it does not read as one."""
     text = " ".join(heading.split())
+    if text.endswith("?"):  # "32.2. When to JIT?": the number is no part of the question
+        text = _NUMBER.sub("", text)
     if ": " in text:  # "Escape: cancel a run": the part after the colon says what it does
         text = text.split(": ", 1)[1]
     text = re.sub(r"\s*\([^)]*\)$", "", text).rstrip(" .:~")  # "Step limit (--max-steps)"

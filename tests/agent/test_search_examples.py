@@ -25,6 +25,9 @@ from agent.tools.corpus import Corpus
         ("Create A Path Variable", "How do I create a path variable?"),
         ("Write Vim script ~", "How do I write vim script?"),  # Vim help's heading mark
         ("CREATE TEXT SEARCH DICTIONARY", "How do I use CREATE TEXT SEARCH DICTIONARY?"),
+        ("32.2. When to JIT?", "When to JIT?"),  # DocBook's numbered headings (PostgreSQL)
+        ("12.1.1. What Is a Document?", "What Is a Document?"),
+        ("1.2 How do I retry?", "How do I retry?"),  # reST section numbers
         ("Replay a trace", "How do I replay a trace?"),
     ],
 )
@@ -45,6 +48,7 @@ def test_headings_that_read_as_questions(heading: str, question: str) -> None:
         "Opening and closing clients",  # no plain form known for "closing"
         "`Client`",
         "Step limit (--max-steps)",
+        "3 ways to retry?",  # a count, not a section's number
         "Install docsagent with pip from a checkout of the repository on a new machine",
     ],
 )
