@@ -14,7 +14,7 @@
    sections.
 3. quote: the run of whole paragraphs (lists and code blocks kept whole) of the best
    section that holds the most of the question's weight, its words matched as the
-   index matches them (`agent.search.stems`), up to `QUOTE_LINES` lines.
+   index matches them (`agent.search.stemming`), up to `QUOTE_LINES` lines.
 
 Every tuning constant is here, with why it has its value.
 """
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from agent.search import DocsIndex, Hit, query_terms
 from agent.search.query import ALIASES, STOPWORDS, term_weights
 from agent.search.sections import Section
-from agent.search.stems import terms_held
+from agent.search.stemming import terms_held
 
 MAX_ABSENT_SHARE = 0.5
 """Decline when words the docs never use carry this share of the weight or more: then the

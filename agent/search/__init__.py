@@ -4,7 +4,7 @@
 - `query`: free text to search terms, and terms to a safe FTS5 query.
 - `store`: the index file (where it lives, its tables, incremental updates).
 - `index`: `DocsIndex`, which opens the index and answers searches with typed `Hit`s.
-- `stems`: which search terms a piece of text holds, matched as the index matches them.
+- `stemming`: which search terms a piece of text holds, matched as the index matches them.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.models.policy import QUOTE_LINES, Term, quote_range
-from agent.search.stems import terms_held
+from agent.search.stemming import terms_held
 
 
 def test_terms_are_held_by_their_stems_synonyms_and_phrases() -> None:
