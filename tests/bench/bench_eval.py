@@ -8,7 +8,7 @@ three citations), first-citation hits (BM25's top section), wording agreement an
 unanswerables declined, for both. Then the time of an offline `ask` on the
 httpx docs with a warm index: in process, and as a command split into its start-up
 (`docsagent ask --help`) and the rest. `--heldout` runs the held-out sets instead: once,
-at the very end.
+at the very end; `--set NAME` (repeatable) runs only the sets named.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from agent import (  # noqa: E402
     summarise,
 )
 from tests.bench.bm25 import BM25  # noqa: E402
-from tests.eval.sets import BENCH_SETS, HELDOUT_SETS, drift, locate, question_file  # noqa: E402
+from tests.eval.sets import chosen, drift, locate, question_file  # noqa: E402
 
 DOCSAGENT = Path(sys.executable).parent / "docsagent"
 TIMED_QUESTION = "What kinds of timeouts does httpx have?"
@@ -168,8 +168,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--heldout", action="store_true", help="run the held-out sets (once)")
     parser.add_argument("--no-install", action="store_true", help="do not apt-get install docs")
+    parser.add_argument(
+        "--set",
+        action="append",
+        dest="sets",
+        metavar="NAME",
+        help="run only this set (repeatable; a held-out set needs --heldout)",
+    )
     options = parser.parse_args()
-    names = HELDOUT_SETS if options.heldout else BENCH_SETS
+    try:
+        names = chosen(options.sets, heldout=options.heldout)
+    except ValueError as exc:
+        parser.error(str(exc))
     found = locate(names, install=not options.no_install)
     title = "HELD-OUT sets (run once, at the end)" if options.heldout else "question sets"
     print(f"eval bench: {title}: offline model (docsagent eval) vs BM25 top-3 sections")

@@ -4,10 +4,11 @@
 #
 #   tests/eval/fetch_docs.sh [--no-install] [SET...]
 #
-# SETs: manual httpx cmake vim (the default: the sets `make bench` runs), python and git
-# (the held-out sets; see tests/eval/README.md). A set that cannot be found or installed
-# is reported on stderr and left out. The question sets were written against Debian 12's
-# cmake-data 3.25.1, vim-runtime 9.0.1378, python3.11-doc 3.11.2 and git-doc 2.39.5.
+# SETs: manual httpx cmake vim (the default: the sets `make bench` runs), python, git and
+# apache (the held-out sets; see tests/eval/README.md). A set that cannot be found or
+# installed is reported on stderr and left out. The question sets were written against
+# Debian 12's cmake-data 3.25.1, vim-runtime 9.0.1378, python3.11-doc 3.11.2, git-doc
+# 2.39.5 and apache2-doc 2.4.68-1~deb12u1.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -26,6 +27,7 @@ package_of() {
         vim) echo vim-runtime ;;
         python) echo python3-doc ;;
         git) echo git-doc ;;
+        apache) echo apache2-doc ;;
     esac
 }
 
@@ -44,13 +46,15 @@ folder_of() {
         vim) newest /usr/share/vim/vim[0-9]*/doc ;;
         python) newest /usr/share/doc/python3.*/html/_sources ;;
         git) [[ -f /usr/share/doc/git-doc/git.html ]] && echo /usr/share/doc/git-doc ;;
+        apache) [[ -f /usr/share/doc/apache2-doc/manual/en/index.html ]] &&
+            echo /usr/share/doc/apache2-doc/manual/en ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | python | git) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim python git)" >&2
+        manual | httpx | cmake | vim | python | git | apache) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim python git apache)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"

@@ -12,14 +12,31 @@ from agent import Corpus, Question, evidence_problems
 
 HERE = Path(__file__).resolve().parent
 BENCH_SETS = ("manual", "httpx", "cmake", "vim")
-HELDOUT_SETS = ("python", "git")
+HELDOUT_SETS = ("python", "git", "apache")
 WRITTEN_FOR = {
     "cmake": Path("/usr/share/cmake-3.25/Help"),
     "vim": Path("/usr/share/vim/vim90/doc"),
     "python": Path("/usr/share/doc/python3.11/html/_sources"),
     "git": Path("/usr/share/doc/git-doc"),
+    "apache": Path("/usr/share/doc/apache2-doc/manual/en"),
 }
 """The Debian doc folders (Debian 12) whose lines the evidence of those sets counts."""
+
+
+def chosen(picked: list[str] | None, *, heldout: bool) -> tuple[str, ...]:
+    """The sets a run measures: the bench sets (or the held-out ones), only those `picked`
+    if any are; ValueError for a picked name that is not one of them."""
+    group = HELDOUT_SETS if heldout else BENCH_SETS
+    if not picked:
+        return group
+    unknown = sorted(set(picked) - set(group))
+    if unknown:
+        kind = "held-out" if heldout else "bench"
+        hint = "" if heldout else " (held-out sets run only with --heldout)"
+        raise ValueError(
+            f"not a {kind} set: {', '.join(unknown)}; choose from {' '.join(group)}{hint}"
+        )
+    return tuple(name for name in group if name in picked)
 
 
 def question_file(name: str) -> Path:

@@ -10,6 +10,7 @@ from tests.eval.sets import (
     BENCH_SETS,
     HELDOUT_SETS,
     WRITTEN_FOR,
+    chosen,
     drift,
     locate,
     question_file,
@@ -53,7 +54,7 @@ def test_evidence_ranges_lie_inside_their_docs_and_hold_the_terms(name: str) -> 
     assert drift(load_questions(question_file(name)), docs) == []
 
 
-@pytest.mark.parametrize("name", ["cmake", "vim", "python", "git"])
+@pytest.mark.parametrize("name", ["cmake", "vim", "python", "git", "apache"])
 def test_debian_doc_sets_match_when_installed(name: str) -> None:
     docs = locate((name,), install=False).get(name)
     if docs is None:
@@ -74,3 +75,17 @@ def test_manual_evidence_ranges_start_at_a_heading() -> None:
             if not line.startswith("#"):
                 moved.append(f"{question.id}: {e} starts at {line[:40]!r}")
     assert moved == []
+
+
+def test_a_run_measures_the_sets_picked_in_their_group_order() -> None:
+    assert chosen(None, heldout=False) == BENCH_SETS
+    assert chosen([], heldout=True) == HELDOUT_SETS
+    assert chosen(["apache"], heldout=True) == ("apache",)
+    assert chosen(["vim", "cmake"], heldout=False) == ("cmake", "vim")
+
+
+def test_a_held_out_set_is_never_picked_without_heldout() -> None:
+    with pytest.raises(ValueError, match="not a bench set: apache; .*--heldout"):
+        chosen(["apache"], heldout=False)
+    with pytest.raises(ValueError, match="not a held-out set: vim"):
+        chosen(["vim"], heldout=True)
