@@ -54,8 +54,8 @@ the headings "Release History" (Requests), "Version History" and "Change Log".""
 _NUMBERED = re.compile(r"^(?:[A-Z]\.|\d+\.?)(?:\d+\.?)*\s+")
 """The number of a numbered heading ("E.18. Release 15.1", "1.2. Changes")."""
 _RELEASE_WORDS = frozenset(
-    "release releases version versions changelog changes changed history deprecated "
-    "removed upgrade upgrading whatsnew".split()
+    "release releases released version versions changelog changes changed history "
+    "deprecated deprecation deprecations removed upgrade upgrading upgraded whatsnew".split()
 )
 
 

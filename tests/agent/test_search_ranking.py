@@ -120,6 +120,8 @@ def test_release_notes_are_known_by_their_file_or_top_heading() -> None:
     for path in ["guide/build.md", "changing-things.md", "newsletter.md", "versioning.md"]:
         assert changelog_weight(path, ("Guide",), ["build"]) == 1.0, path
     assert changelog_weight("CHANGES.md", (), ["version", "build"]) == 1.0
+    for word in ["released", "deprecation", "upgraded"]:  # other forms of the words
+        assert changelog_weight("CHANGES.md", (), [word, "build"]) == 1.0, word
 
 
 def test_release_notes_named_with_their_release_number_are_known_too() -> None:
