@@ -78,11 +78,12 @@ _HEADERLINK = re.compile(
 """Links that only point elsewhere, by their class: Sphinx's ¶ beside headings, rustdoc's
 "source" (`srclink`, `src` since Rust 1.73); not a link whose address holds "src/"."""
 _ANCHOR = re.compile(
-    r"""<a\b[^>]*\bclass\s*=\s*["']?(?:[^"'>]*\s)?anchor(?=[\s"'>])[^>]*>"""
-    r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;)?\s*</a\s*>",
+    r"""<a\b[^>]*\bclass\s*=\s*["']?(?:[^"'>]*\s)?anchor(?:-link)?(?=[\s"'>])[^>]*>"""
+    r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;)?\s*</a\s*>",
     re.I,
 )
-"""A heading's anchor link that shows only a mark (rustdoc's "§"): the mark is dropped."""
+"""A heading's anchor link that shows only a mark (rustdoc's "§", Jupyter's `anchor-link`
+"¶"): the mark is dropped."""
 _INLINE = re.compile(
     rf"</?(?:span|a|em|strong|b|i|abbr|cite|small|sup|sub|kbd|var|samp|dfn|mark|u|s)\b{_ATTRS}>",
     re.I,

@@ -186,6 +186,14 @@ def test_a_rustdoc_page_keeps_the_types_own_items_only() -> None:
     ]
 
 
+def test_a_notebook_page_drops_its_heading_anchor_marks() -> None:
+    page = (
+        '<html><body><main><h2 id="Setup">Setup<a class="anchor-link" href="#Setup">&#xB6;</a>'
+        "</h2><p>Install it.</p></main></body></html>"
+    )
+    assert doc_lines(page.encode(), "notebook.html") == ["## Setup", "", "Install it."]
+
+
 RUSTDOC_1_73 = """\
 <html><body><main><div class="main-heading"><h1>Struct <span class="struct">TokenStream</span></h1>\
 <span class="sub-heading"><a class="src" href="../src/tiny/lib.rs.html#3">Source</a></span></div>
