@@ -111,7 +111,7 @@ class OfflineModel:
         rare = verdict.rare
         sections = index.sections(verdict.hits[0].path)
         hits = intro_last(verdict.hits, found, sections, terms=terms, rare=rare)
-        hits = with_opening(hits, index.sections(hits[0].path), rare=rare)
+        hits = with_opening(hits, sections, rare=rare)  # the first is of the same page
         try:
             shown = [self._shown(hit) for hit in hits]
         except ToolError as exc:  # the doc went away since it was indexed

@@ -70,16 +70,17 @@ _PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre\s*>)", re.S | re.I)
 _BR = re.compile(r"<br\s*/?>", re.I)
 _TAG = re.compile(r"<[^>]*>")
 _ATTRS = r"""(?:[^>"']|"[^"]*"|'[^']*')*"""
+_LINK_OF_CLASS = r"""<a\b[^>]*\bclass\s*=\s*["']?(?:[^"'>]*\s)?(?:{})(?=[\s"'>])[^>]*>"""
+"""An `<a>` start tag with one of the classes `{}` holds (a `|` list), among its others."""
 _HEADERLINK = re.compile(
-    r"""<a\b[^>]*\bclass\s*=\s*["']?(?:[^"'>]*\s)?(?:headerlink|srclink|src)(?=[\s"'>])"""
-    r"[^>]*>.*?</a\s*>",
+    _LINK_OF_CLASS.format("headerlink|srclink|src") + r".*?</a\s*>",
     re.S | re.I,
 )
 """Links that only point elsewhere, by their class: Sphinx's ¶ beside headings, rustdoc's
 "source" (`srclink`, `src` since Rust 1.73); not a link whose address holds "src/"."""
 _ANCHOR = re.compile(
-    r"""<a\b[^>]*\bclass\s*=\s*["']?(?:[^"'>]*\s)?anchor(?:-link)?(?=[\s"'>])[^>]*>"""
-    r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;)?\s*</a\s*>",
+    _LINK_OF_CLASS.format("anchor|anchor-link")
+    + r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;)?\s*</a\s*>",
     re.I,
 )
 """A heading's anchor link that shows only a mark (rustdoc's "§", Jupyter's `anchor-link`
