@@ -205,6 +205,7 @@ class DocsIndex:
                     )
                 )
             ranked.sort(key=lambda row: -row[0])  # stable: BM25's order among equals
+            ranked = [ranked[i] for i in rank.without_twins([row[3] for row in ranked])]
             del ranked[limit:]
             holding = {t: set(scores) for t, scores in parts.items()}
         return [

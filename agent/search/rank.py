@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from agent.search.query import STOPWORDS, alternatives, match_expression, words
+from agent.tools.formats import DOC_SUFFIXES
 
 WEIGHTS = (2.0, 1.0, 1.0)
 """BM25 weights of a section's own heading, its parent headings and path, and its body.
@@ -67,6 +68,28 @@ def changelog_weight(path: str, headings: Sequence[str], terms: Sequence[str]) -
     top = _NUMBERED.sub("", headings[0]) if headings else ""
     named = _CHANGELOG.search(path) or _CHANGELOG.search(top.replace(" ", "-"))
     return CHANGELOG_WEIGHT if named else 1.0
+
+
+def page(path: str) -> str:
+    """The page a doc file holds: its path without its doc suffixes, so that a page built
+    as HTML and kept as its source too (`git-reset.html` and `git-reset.txt`, as Git's
+    docs ship) is one page."""
+    stem = path[:-3] if path.endswith(".gz") else path
+    while (dot := stem.rfind(".")) > stem.rfind("/") + 1 and stem[dot:].lower() in DOC_SUFFIXES:
+        stem = stem[:dot]
+    return stem
+
+
+def without_twins(paths: Sequence[str]) -> list[int]:
+    """The indexes of `paths` (best first) to keep: none of a file whose page another file
+    ranked above it already holds. Twins hold the same text, so a twin's section would
+    only repeat one above it, in the place of a section that says something else."""
+    owner: dict[str, str] = {}
+    kept = []
+    for i, path in enumerate(paths):
+        if owner.setdefault(page(path), path) == path:
+            kept.append(i)
+    return kept
 
 
 _WEIGHTS = ", ".join(str(w) for w in WEIGHTS)

@@ -4,7 +4,8 @@ Headings are found the way each format writes them: Markdown ATX (`## Title`) an
 setext (a line under `===` or `---`), outside code fences and front matter;
 reStructuredText titles with an underline (and optional overline), ranked in the order
 their styles first appear; plain text the same, plus a title under a long rule line.
-Built HTML is read with `#` headings, so it splits as Markdown.
+AsciiDoc in plain text (`== Title`, code between `----` lines) is read as AsciiDoc
+(`agent.search.asciidoc`). Built HTML is read with `#` headings, so it splits as Markdown.
 
 A section runs from its heading to the line before the next heading. One longer than
 `MAX_LINES` lines or `MAX_CHARS` characters is cut, at a blank line where there is one,
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.search.asciidoc import asciidoc_titles, is_asciidoc
 from agent.tools.formats import Style
 
 MAX_LINES = 60
@@ -67,6 +69,8 @@ def find_headings(lines: list[str], style: Style) -> list[Heading]:
     """The headings of a doc's lines, in order."""
     if style == "markdown":
         return _markdown_headings(lines)
+    if style == "text" and is_asciidoc(lines):
+        return [Heading(_clean(t.text), t.level, t.start, t.end) for t in asciidoc_titles(lines)]
     return _underlined_headings(lines, rules=style == "text")
 
 
@@ -116,20 +120,32 @@ def _parts(
 
 
 def _cut(lines: list[str], start: int, end: int) -> int:
-    """The last line of the part that begins at `start`: the end, or a break before the limit."""
-    size, last = 0, start
-    while last <= end:
-        size += len(lines[last - 1]) + 1
-        if last - start + 1 > MAX_LINES or (size > MAX_CHARS and last > start):
-            break
-        last += 1
-    if last > end:
+    """The last line of the part that begins at `start`: the end when lines start..end fit
+    one part, else a blank line near an even share of them, so that the parts come out
+    alike in size rather than full ones and a scrap of a tail ("into the terminal.")."""
+    sizes = [len(lines[n - 1]) + 1 for n in range(start, end + 1)]
+    count = end - start + 1
+    pieces = max(-(-count // MAX_LINES), -(-sum(sizes) // MAX_CHARS))
+    if pieces <= 1 and count <= MAX_LINES:
         return end
-    limit = last - 1  # the last line that fits
-    for n in range(limit, start + (limit - start) // 2, -1):
-        if not lines[n - 1].strip():
-            return n - 1 if n - 1 >= start else n
-    return limit
+    share_lines = -(-count // pieces)
+    share_chars = -(-sum(sizes) // pieces)
+    limit = last = start  # limit: the last line that fits; last: where an even share ends
+    size = 0
+    for n in range(start, end + 1):
+        size += sizes[n - start]
+        if n - start + 1 > MAX_LINES or (size > MAX_CHARS and n > start):
+            break
+        limit = n
+        if n - start + 1 <= share_lines and size <= share_chars:
+            last = n
+    blanks = [n for n in range(start + (last - start) // 2, limit + 1) if not lines[n - 1].strip()]
+    fitting = [n for n in blanks if end - n <= (pieces - 1) * MAX_LINES]
+    fitting = [n for n in fitting if sum(sizes[n - start :]) <= (pieces - 1) * MAX_CHARS]
+    if not blanks:
+        return limit
+    blank = min(fitting, key=lambda n: abs(n - last)) if fitting else blanks[-1]
+    return blank - 1 if blank - 1 >= start else blank
 
 
 def _markdown_headings(lines: list[str]) -> list[Heading]:

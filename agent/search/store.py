@@ -40,6 +40,7 @@ FORMAT_VERSION = 2
 
 READERS = (
     "search/store.py",
+    "search/asciidoc.py",
     "search/sections.py",
     "tools/corpus.py",
     "tools/formats.py",

@@ -13,7 +13,7 @@ from agent.search.query import (
     query_terms,
     term_weights,
 )
-from agent.search.rank import changelog_weight, title_share
+from agent.search.rank import changelog_weight, page, title_share, without_twins
 from agent.tools.corpus import Corpus
 
 
@@ -260,3 +260,25 @@ def test_a_snippet_marks_no_match_inside_a_titled_link_or_an_angle_bracket_targe
         "B = See `**timeouts** <https://x.org/timeouts>`_, Pool<**Timeouts**>.",
         'See [**timeouts**](guide.md#timeouts "Timeouts") or <https://x.org/timeouts>.',
     ]
+
+
+def test_a_page_kept_as_html_and_as_its_source_is_found_once(tmp_path: Path) -> None:
+    page = "Stash your changes with `git stash`, untracked files too with `-u`."
+    index = index_of(
+        tmp_path,
+        {
+            "git-stash.html": f"<html><body><h1>git-stash</h1><p>{page}</p></body></html>",
+            "git-stash.txt": f"git-stash(1)\n============\n\n{page}\n",
+            "git-add.txt": "git-add(1)\n==========\n\nAdd files; `git stash` keeps the rest.\n",
+        },
+    )
+    paths = [h.path for h in index.search("stash untracked files")]
+    assert len(paths) == 2 and "git-add.txt" in paths
+    assert {"git-stash.html", "git-stash.txt"} & set(paths)  # one of the twins, not both
+
+
+def test_a_page_is_its_path_without_doc_suffixes() -> None:
+    assert page("howto/git-reset.html") == page("howto/git-reset.txt") == "howto/git-reset"
+    assert page("library/csv.rst.txt") == page("library/csv.html.gz") == "library/csv"
+    assert page("v1.2/notes") == "v1.2/notes" and page("README") == "README"
+    assert without_twins(["a.html", "a.txt", "b.md", "a.html", "b.rst"]) == [0, 2, 3]

@@ -162,3 +162,53 @@ def test_empty_docs_and_titles() -> None:
     assert first_heading(["Title", "=====", "", "text"], "rst") == "Title"
     assert first_heading(["no heading"], "markdown") == ""
     assert Section(1, 2, ("A", "B")).title == "B"
+
+
+def test_a_long_section_is_cut_into_parts_alike_in_size_not_full_ones_and_a_scrap() -> None:
+    body = []
+    for n in range(1, 22):
+        body += [f"paragraph {n} line one", f"paragraph {n} line two", ""]
+    lines = ["# Big", "", *body[:-1]]  # 64 lines: one too many for a single part
+    sizes = [s.end - s.start + 1 for s in split_sections(lines, "markdown")]
+    assert len(sizes) == 2 and min(sizes) >= 25  # not 59 lines and a 2-line tail
+
+
+ASCIIDOC = """\
+git-thing(1)
+============
+
+NAME
+----
+git-thing - Do a thing
+
+[[examples]]
+== Examples
+
+Undo the last commit:
+
+------------------------------------------------
+$ git reset --soft HEAD^
+------------------------------------------------
+
+=== Keeping changes
+Several lines of a listing:
+
+....
+$ git stash
+$ git thing
+....
+"""
+
+
+def test_asciidoc_titles_in_plain_text_and_no_title_inside_a_listing() -> None:
+    assert ranges(ASCIIDOC, "text") == [
+        (1, 2, ("git-thing(1)",)),
+        (4, 8, ("git-thing(1)", "NAME")),  # the anchor line goes with the text above it
+        (9, 15, ("git-thing(1)", "Examples")),
+        (17, 23, ("git-thing(1)", "Examples", "Keeping changes")),
+    ]
+
+
+def test_rst_overlined_titles_in_plain_text_are_not_read_as_asciidoc() -> None:
+    text = "*****\nTitle\n*****\n\nText.\n\n-------\nSection\n-------\n\nMore.\n"
+    assert ranges(text, "text") == [(1, 5, ("Title",)), (7, 11, ("Title", "Section"))]
