@@ -33,7 +33,7 @@ from agent.models.policy import (
     with_opening,
 )
 from agent.search import Hit
-from agent.search.query import term_weights
+from agent.search.query import acronyms, term_weights
 from agent.tools.docs import DocsContext, Shown, read_range
 from agent.tools.registry import ToolError
 
@@ -99,7 +99,9 @@ class OfflineModel:
         missing = [name for name in NEEDED if name not in offered]
         if missing:
             return f"I can't answer from the docs here: I need the {' and '.join(missing)} tools."
-        query = " ".join(f'"{t.text}"' if " " in t.text else t.text for t in terms)
+        capitals = acronyms(question)  # kept as written: the search matches them so
+        texts = [t.text.upper() if t.text in capitals else t.text for t in terms]
+        query = " ".join(f'"{text}"' if " " in text else text for text in texts)
         if len(set(term_weights(question).values())) > 1:  # context around the question
             query = " ".join(question.split())
         if not any(name == "search_docs" for name, _ in made):

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.search import DocsIndex, Hit, query_terms
-from agent.search.query import ALIASES, STOPWORDS, term_weights
+from agent.search.query import ALIASES, STOPWORDS, acronyms, term_weights
 from agent.search.sections import Section
 from agent.search.stemming import terms_held
 
@@ -119,6 +119,9 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
     if all(t in STOPWORDS or len(t) == 1 for t in texts):
         return []  # "What is it?": nothing to search for
     counts = index.term_counts(texts)
+    capitals = [t for t in texts if t in acronyms(question)]
+    for word, written in index.written_counts(capitals).items():
+        counts[word] = min(counts[word], written)  # "LFS" is not the stemmer's "lf"
     total = max(index.section_count, 1)
     present = [idf(total, counts[t]) for t in texts if counts[t]]
     rarest = max(present, default=idf(total, 0))

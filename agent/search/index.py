@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agent.search import rank, store
 from agent.search.examples import example_questions
-from agent.search.query import match_expression, query_terms, term_weights
+from agent.search.query import acronyms, match_expression, query_terms, term_weights, written
 from agent.search.sections import Section
 from agent.search.store import DocSource, Progress
 
@@ -208,6 +208,9 @@ class DocsIndex:
             ranked = [ranked[i] for i in rank.without_twins([row[3] for row in ranked])]
             del ranked[limit:]
             holding = {t: set(scores) for t, scores in parts.items()}
+            if isinstance(query, str):
+                for word in acronyms(query) & set(holding):
+                    holding[word] -= _unwritten(conn, word, [row[1] for row in ranked])
         return [
             Hit(
                 path=path,
@@ -229,6 +232,26 @@ class DocsIndex:
             for term in terms:
                 expression = match_expression([term])
                 counts[term] = rank.count(conn, expression) if expression else 0
+        return counts
+
+    def written_counts(self, words: Sequence[str]) -> dict[str, int]:
+        """How many sections hold each word as written, case aside, or with a plural "s":
+        what an acronym's count should be where the stemmer folds it into another word
+        ("LFS" into "lf", the line feed of every text format)."""
+        conn = self._db()
+        counts = {}
+        with self._lock:
+            for word in words:
+                expression = match_expression([word])
+                rows = (
+                    conn.execute(
+                        "SELECT title, trail, body FROM fts WHERE fts MATCH ?", (expression,)
+                    ).fetchall()
+                    if expression
+                    else []
+                )
+                pattern = written(word)
+                counts[word] = sum(1 for row in rows if any(pattern.search(c) for c in row))
         return counts
 
     @property
@@ -267,6 +290,16 @@ class DocsIndex:
             if self._closer is not None:
                 self._closer()
             self._conn, self._report, self._closer = None, None, None
+
+
+def _unwritten(conn: sqlite3.Connection, word: str, rowids: list[int]) -> set[int]:
+    """Those of the sections `rowids` that hold `word` only as the stemmer reads it."""
+    pattern = written(word)
+    places = ", ".join("?" * len(rowids))
+    rows = conn.execute(
+        f"SELECT rowid, title, trail, body FROM fts WHERE rowid IN ({places})", rowids
+    ).fetchall()
+    return {row[0] for row in rows if not any(pattern.search(c) for c in row[1:])}
 
 
 @contextmanager

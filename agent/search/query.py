@@ -92,6 +92,18 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def acronyms(text: str) -> set[str]:
+    """The words `text` writes all in capitals ("LFS", "GIL"), lowered. They are matched
+    as written (`written`): the stemmer reads some as another word's plural ("LFS" as
+    "lf", the line feed every text format mentions)."""
+    return {w.lower() for w in _WORD.findall(text) if len(w) > 1 and w.isupper()}
+
+
+def written(word: str) -> re.Pattern[str]:
+    """A pattern finding `word` as written, case aside, alone or with a plural "s"."""
+    return re.compile(rf"(?<![^\W_]){re.escape(word)}s?(?![^\W_])", re.IGNORECASE)
+
+
 def query_terms(text: str) -> list[str]:
     """The distinct terms worth searching for in `text`, in order (a phrase has spaces).
 

@@ -203,6 +203,19 @@ def test_a_word_the_docs_never_use_weighs_more_when_written_as_a_name(gizmo: Pat
     assert answer.endswith("The docs never mention kubernetes.")
 
 
+def test_an_acronym_is_matched_as_written_not_as_the_stemmers_plural(tmp_path: Path) -> None:
+    (tmp_path / "endings.md").write_text(
+        "# Line endings\n\nStore text files with LF endings; binary files are left alone.\n"
+    )
+    (tmp_path / "large.md").write_text("# Large files\n\nLarge binary files slow clones.\n")
+    answer, messages = converse(tmp_path, "How do I store large binary files with LFS?")
+    assert answer.startswith("The docs don't seem to cover this")  # "LFS" is not "LF"s
+    assert calls_of(messages)[0] == [("search_docs", {"query": "store large binary files LFS"})]
+    (tmp_path / "lfs.md").write_text("# Storage\n\nLFS stores large binary files outside.\n")
+    answer, _ = converse(tmp_path, "How do I store large binary files with LFS?")
+    assert "Source: lfs.md:1-3" in answer
+
+
 def test_declines_when_no_section_holds_enough_of_the_question(tmp_path: Path) -> None:
     for word in ["alpha", "bravo", "charlie", "delta", "echo"]:
         (tmp_path / f"{word}.md").write_text(f"# {word.title()}\n\nAll about {word}.\n")

@@ -282,3 +282,21 @@ def test_a_page_is_its_path_without_doc_suffixes() -> None:
     assert page("library/csv.rst.txt") == page("library/csv.html.gz") == "library/csv"
     assert page("v1.2/notes") == "v1.2/notes" and page("README") == "README"
     assert without_twins(["a.html", "a.txt", "b.md", "a.html", "b.rst"]) == [0, 2, 3]
+
+
+def test_an_acronym_a_section_holds_only_as_the_stemmers_plural_is_not_matched(
+    tmp_path: Path,
+) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "endings.md": "# Line endings\n\nBinary files keep their LF endings.\n",
+            "lfs.md": "# Storage\n\nSome tools store binary files elsewhere (LFS).\n",
+        },
+    )
+    held = {h.path: h.matched_terms for h in index.search("binary files LFS")}
+    assert "lfs" in held["lfs.md"] and "lfs" not in held["endings.md"]
+    assert (
+        "lfs" in {h.path: h.matched_terms for h in index.search("binary files lfs")}["endings.md"]
+    )  # written in lower case, it is an ordinary word, stemmed as ever
+    assert index.written_counts(["lfs", "lf"]) == {"lfs": 1, "lf": 2}  # "LF", and "LFS"
