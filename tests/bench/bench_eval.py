@@ -59,20 +59,33 @@ def offline_eval(questions: Path, docs: Path, traces: Path) -> dict[str, object]
     return report
 
 
-def baseline(questions: list[Question], docs: Path) -> tuple[Summary, float]:
-    """BM25's top three sections as the citations of an answer (none: a decline)."""
+READABLE = 60
+"""Lines a citation holds at most to be read whole with one `read_doc` call, as the
+index's sections are (`agent.search.sections.MAX_LINES`)."""
+
+
+def baseline(questions: list[Question], docs: Path) -> tuple[Summary, float, int]:
+    """BM25's top three sections as the citations of an answer (none: a decline); the
+    seconds its index took; and how many questions one of those sections answers that
+    is `READABLE` (BM25's whole sections may run to hundreds of lines, which overlap the
+    evidence more easily than the offline model's parts of at most 60 can)."""
     corpus = Corpus.open(docs)
     began = time.perf_counter()
     index = BM25(corpus)
     built = time.perf_counter() - began
     results = []
+    readable = 0
     for question in questions:
         top = index.top(question.question)
+        readable += any(
+            end - start < READABLE and any(e.overlaps(path, start, end) for e in question.evidence)
+            for path, start, end in top
+        )
         citations = [Citation(path, start, end, True) for path, start, end in top]
         answer = ", ".join(f"{p}:{a}-{b}" for p, a, b in top) or None
         finished = Totals().finish("answered", elapsed_s=0.0, answer=answer or "nothing found")
         results.append(score(question, finished, citations))
-    return summarise(results), built
+    return summarise(results), built, readable
 
 
 COUNTS = ("hits", "first_hits", "with_evidence", "groups_agreeing", "groups")
@@ -200,21 +213,22 @@ def main() -> int:
             report = offline_eval(question_file(name), found[name], Path(traces))
             summary = report["summary"]
             assert isinstance(summary, dict)
-            bm25, built = baseline(questions, found[name])
+            bm25, built, readable = baseline(questions, found[name])
             print(row(name, summary["questions"], summary, counts(bm25)))
-            totals.append((name, summary, bm25, built, found[name]))
+            totals.append((name, summary, bm25, built, found[name], readable))
     if len(totals) > 1:
         n = sum(summary["questions"] for _, summary, *_ in totals)
         ours = {k: sum(summary[k] for _, summary, *_ in totals) for k in COUNTS}
         theirs = {k: sum(counts(bm25)[k] for _, _, bm25, *_ in totals) for k in COUNTS}
         print(row("all", n, ours, theirs))
     print()
-    for name, summary, _, built, docs in totals:
+    for name, summary, bm25, built, docs, readable in totals:
         per = summary["seconds"] / max(1, summary["questions"])
         terms = rate(summary["terms_found"], summary["terms"]).strip()
         print(
             f"{name}: {docs} · offline: {per:.2f} s a question, terms found {terms}, "
-            f"false declines {summary['false_declines']} · BM25 index built in {built:.2f} s"
+            f"false declines {summary['false_declines']} · BM25 index built in {built:.2f} s, "
+            f"hits by a section of at most {READABLE} lines {readable}/{bm25.with_evidence}"
         )
     met = [
         name
