@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from agent import load_questions
 from tests.eval.sets import (
     BENCH_SETS,
     HELDOUT_SETS,
+    HERE,
     WRITTEN_FOR,
     chosen,
     drift,
@@ -54,7 +56,7 @@ def test_evidence_ranges_lie_inside_their_docs_and_hold_the_terms(name: str) -> 
     assert drift(load_questions(question_file(name)), docs) == []
 
 
-@pytest.mark.parametrize("name", ["cmake", "vim", "python", "git", "apache"])
+@pytest.mark.parametrize("name", ["cmake", "vim", "postgres", "python", "git", "apache"])
 def test_debian_doc_sets_match_when_installed(name: str) -> None:
     docs = locate((name,), install=False).get(name)
     if docs is None:
@@ -75,6 +77,15 @@ def test_manual_evidence_ranges_start_at_a_heading() -> None:
             if not line.startswith("#"):
                 moved.append(f"{question.id}: {e} starts at {line[:40]!r}")
     assert moved == []
+
+
+def test_fetch_docs_finds_the_bench_sets_by_default_and_knows_every_set() -> None:
+    script = (HERE / "fetch_docs.sh").read_text(encoding="utf-8")
+    default = re.search(r"&& sets=\(([^)]*)\)", script)
+    known = re.search(r"\(sets: ([^)]*)\)", script)
+    assert default is not None and known is not None
+    assert tuple(default[1].split()) == BENCH_SETS
+    assert tuple(known[1].split()) == ALL_SETS
 
 
 def test_a_run_measures_the_sets_picked_in_their_group_order() -> None:
