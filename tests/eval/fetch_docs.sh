@@ -4,11 +4,12 @@
 #
 #   tests/eval/fetch_docs.sh [--no-install] [SET...]
 #
-# SETs: manual httpx cmake vim postgres (the default: the sets `make bench` runs), python,
-# git and apache (the held-out sets; see tests/eval/README.md). A set that cannot be found
-# or installed is reported on stderr and left out. The question sets were written against
-# Debian 12's cmake-data 3.25.1, vim-runtime 9.0.1378, postgresql-doc-15 15.18-0+deb12u1,
-# python3.11-doc 3.11.2, git-doc 2.39.5 and apache2-doc 2.4.68-1~deb12u1.
+# SETs: manual httpx cmake vim postgres sphinx (the default: the sets `make bench` runs),
+# python, git and apache (the held-out sets; see tests/eval/README.md). A set that cannot be
+# found or installed is reported on stderr and left out. The question sets were written
+# against Debian 12's cmake-data 3.25.1, vim-runtime 9.0.1378, postgresql-doc-15
+# 15.18-0+deb12u1, sphinx-doc 5.3.0-4, python3.11-doc 3.11.2, git-doc 2.39.5 and
+# apache2-doc 2.4.68-1~deb12u1.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,13 +20,14 @@ if [[ "${1:-}" == "--no-install" ]]; then
     shift
 fi
 sets=("$@")
-[[ ${#sets[@]} -eq 0 ]] && sets=(manual httpx cmake vim postgres)
+[[ ${#sets[@]} -eq 0 ]] && sets=(manual httpx cmake vim postgres sphinx)
 
 package_of() {
     case "$1" in
         cmake) echo cmake-data ;;
         vim) echo vim-runtime ;;
         postgres) echo postgresql-doc-15 ;;
+        sphinx) echo sphinx-doc ;;
         python) echo python3-doc ;;
         git) echo git-doc ;;
         apache) echo apache2-doc ;;
@@ -47,6 +49,8 @@ folder_of() {
         vim) newest /usr/share/vim/vim[0-9]*/doc ;;
         postgres) [[ -f /usr/share/doc/postgresql-doc-15/html/index.html ]] &&
             echo /usr/share/doc/postgresql-doc-15/html ;;
+        sphinx) [[ -f /usr/share/doc/sphinx-doc/html/index.html ]] &&
+            echo /usr/share/doc/sphinx-doc/html ;;
         python) newest /usr/share/doc/python3.*/html/_sources ;;
         git) [[ -f /usr/share/doc/git-doc/git.html ]] && echo /usr/share/doc/git-doc ;;
         apache) [[ -f /usr/share/doc/apache2-doc/manual/en/index.html ]] &&
@@ -56,8 +60,8 @@ folder_of() {
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | python | git | apache) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres python git apache)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"

@@ -11,12 +11,13 @@ from pathlib import Path
 from agent import Corpus, Question, evidence_problems
 
 HERE = Path(__file__).resolve().parent
-BENCH_SETS = ("manual", "httpx", "cmake", "vim", "postgres")
+BENCH_SETS = ("manual", "httpx", "cmake", "vim", "postgres", "sphinx")
 HELDOUT_SETS = ("python", "git", "apache")
 WRITTEN_FOR = {
     "cmake": Path("/usr/share/cmake-3.25/Help"),
     "vim": Path("/usr/share/vim/vim90/doc"),
     "postgres": Path("/usr/share/doc/postgresql-doc-15/html"),
+    "sphinx": Path("/usr/share/doc/sphinx-doc/html"),
     "python": Path("/usr/share/doc/python3.11/html/_sources"),
     "git": Path("/usr/share/doc/git-doc"),
     "apache": Path("/usr/share/doc/apache2-doc/manual/en"),
