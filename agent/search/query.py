@@ -26,7 +26,7 @@ STOPWORDS = frozenset(
     then there these they this those through to too under until up us very was way we were
     what when where which while who whom whose why will with within without would you your
     yours yourself yourselves tell know want need use using used able make one
-    couple several many lot lots
+    couple several many lot lots whenever wherever whatever however also
     """.split()
 )
 """Words too common in questions to say what one is about."""

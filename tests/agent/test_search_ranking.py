@@ -300,3 +300,14 @@ def test_an_acronym_a_section_holds_only_as_the_stemmers_plural_is_not_matched(
         "lfs" in {h.path: h.matched_terms for h in index.search("binary files lfs")}["endings.md"]
     )  # written in lower case, it is an ordinary word, stemmed as ever
     assert index.written_counts(["lfs", "lf"]) == {"lfs": 1, "lf": 2}  # "LF", and "LFS"
+
+
+def test_words_of_quantity_and_whenever_are_not_searched() -> None:
+    terms = query_terms("Log every query that runs longer than a couple of seconds")
+    assert "couple" not in terms and {"log", "query", "seconds"} <= set(terms)
+    assert query_terms("fail the build whenever several warnings appear") == [
+        "fail",
+        "build",
+        "warnings",
+        "appear",
+    ]
