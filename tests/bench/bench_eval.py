@@ -94,7 +94,7 @@ PAIRS = (("hits", "with_evidence"), ("first_hits", "with_evidence"))
 PAIRS += (("groups_agreeing", "groups"), ("declined", "unanswerable"))
 """The table's columns on each side: hits (in the first three citations), first-citation
 hits (BM25's top section), wordings agreeing, unanswerables declined."""
-WIDTH = 11
+WIDTH = 12
 
 
 def counts(summary: Summary) -> dict[str, int]:
