@@ -91,6 +91,18 @@ def test_declines_when_no_match_holds_the_rare_word_the_question_is_about(
     assert far.reason == 'no section that matches the question holds "flange"'
 
 
+def test_a_rare_word_is_a_detail_when_the_best_section_holds_the_rest_of_the_question() -> None:
+    terms = [
+        Term("reload", 40, 3.0),
+        Term("config", 60, 2.5),
+        Term("downtime", 1, 6.0),  # one section says it, not one that matches
+    ]
+    answered = judge(terms, [hit("restart.md", 9, "reload", "config")])
+    assert [h.path for h in answered.hits] == ["restart.md"]  # holds 5.5 of 11.5
+    fewer = judge(terms, [hit("restart.md", 9, "config")])  # holds 2.5 of 11.5
+    assert fewer.reason == 'no section that matches the question holds "downtime"'
+
+
 def test_declines_a_name_the_docs_never_mention_in_the_question_not_in_its_context() -> None:
     present = [Term(w, 50, 3.0) for w in ("fit", "widget", "sprocket", "flange")]
     best = [hit("a.md", 9, "fit", "widget", "sprocket", "flange")]

@@ -9,6 +9,7 @@ from agent.search import DocsIndex
 from agent.search.query import (
     ASKED_WEIGHT,
     MAX_TERMS,
+    alternatives,
     match_expression,
     query_terms,
     term_weights,
@@ -311,3 +312,19 @@ def test_words_of_quantity_and_whenever_are_not_searched() -> None:
         "warnings",
         "appear",
     ]
+
+
+def test_a_past_tense_the_stemmer_leaves_apart_finds_the_participle_the_docs_write(
+    tmp_path: Path,
+) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "log.md": "# Log formats\n\n`%D` is the time taken to serve the request.\n",
+            "other.md": "# Requests\n\nA request is served once.\n",
+            **{f"page{n}.md": f"# Page {n}\n\nNothing to see.\n" for n in range(6)},
+        },
+    )
+    hits = index.search("how long each request took")
+    assert hits[0].path == "log.md" and "took" in hits[0].matched_terms
+    assert alternatives("took") == ["take", "taken"] and alternatives("given") == []
