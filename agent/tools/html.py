@@ -78,13 +78,15 @@ _HEADERLINK = re.compile(
 )
 """Links that only point elsewhere, by their class: Sphinx's ¶ beside headings, rustdoc's
 "source" (`srclink`, `src` since Rust 1.73); not a link whose address holds "src/"."""
+_MARK = r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;)?\s*</a\s*>"
 _ANCHOR = re.compile(
-    _LINK_OF_CLASS.format("anchor|anchor-link")
-    + r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;)?\s*</a\s*>",
+    rf"(?:{_LINK_OF_CLASS.format('anchor|anchor-link|permalink')}"
+    rf"|<a\b[^>]*\bhref\s*=\s*[\"']#[^>]*>(?=\s*(?:§|¶|&sect;|&para;|&#167;|&#182;)))" + _MARK,
     re.I,
 )
 """A heading's anchor link that shows only a mark (rustdoc's "§", Jupyter's `anchor-link`
-"¶"): the mark is dropped."""
+"¶", the Apache manual's `permalink`, or any link to a place in its own page that shows
+only "§" or "¶"): the mark is dropped."""
 _INLINE = re.compile(
     rf"</?(?:span|a|em|strong|b|i|abbr|cite|small|sup|sub|kbd|var|samp|dfn|mark|u|s)\b{_ATTRS}>",
     re.I,

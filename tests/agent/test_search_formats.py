@@ -194,6 +194,21 @@ def test_a_notebook_page_drops_its_heading_anchor_marks() -> None:
     assert doc_lines(page.encode(), "notebook.html") == ["## Setup", "", "Install it."]
 
 
+def test_permalink_marks_beside_headings_are_dropped_and_other_links_kept() -> None:
+    page = (
+        '<html><body><h2 id="examples">Examples <a title="Permanent link" href="#examples" '
+        'class="permalink">&para;</a></h2><h2 id="more">More<a href="#more">&#167;</a></h2>'
+        '<p>See <a href="#examples">the examples</a> <a href="#top">#</a></p></body></html>'
+    )
+    assert doc_lines(page.encode(), "mod_headers.html") == [
+        "## Examples",
+        "",
+        "## More",
+        "",
+        "See the examples #",
+    ]
+
+
 RUSTDOC_1_73 = """\
 <html><body><main><div class="main-heading"><h1>Struct <span class="struct">TokenStream</span></h1>\
 <span class="sub-heading"><a class="src" href="../src/tiny/lib.rs.html#3">Source</a></span></div>
