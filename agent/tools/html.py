@@ -32,7 +32,9 @@ DROPPED_CLASSES = frozenset(
     "skip-link copybutton "
     # DocBook XSL (PostgreSQL, many GNU and Linux manuals): Prev/Up/Next bars, the page's
     # table of contents and its lists of tables, figures and examples
-    "navheader navfooter toc list-of-tables list-of-figures list-of-examples".split()
+    "navheader navfooter toc list-of-tables list-of-figures list-of-examples "
+    # The Apache manual: its "Available Languages" bars
+    "toplang bottomlang".split()
 )
 DROPPED_IDS = frozenset(
     # rustdoc: the auto and blanket trait implementations every type gets (`Send`, `From<T>`,
@@ -40,6 +42,14 @@ DROPPED_IDS = frozenset(
     "synthetic-implementations synthetic-implementations-list "
     "blanket-implementations blanket-implementations-list".split()
 )
+CHROME_IDS = frozenset(
+    "footer sidebar navigation menu breadcrumbs page-header page-footer path quickview".split()
+)
+"""Ids of a `div` that holds a page's frame, not its content: its footer, sidebar, menu or
+breadcrumb trail (the Apache manual's `page-header`, `path` and `quickview`, its box of
+topics, directives and links). Only a `div` that is not a section: Sphinx names a
+section's `div` after its heading, so a section titled "Footer" is `id="footer"`. Not
+`header`: AsciiDoc's pages keep their title and NAME section in `<div id="header">`."""
 ADMONITION_CLASSES = frozenset("note tip warning caution important".split())
 """A `div` of these classes is a boxed aside; DocBook gives it a heading ("Tip"), which is
 read as a plain line, not a section heading that would claim the paragraphs after it."""
@@ -218,6 +228,7 @@ class _Reader(HTMLParser):
             or (values.get("role") or "") in DROPPED_ROLES
             or bool(classes & DROPPED_CLASSES)
             or (values.get("id") or "") in DROPPED_IDS
+            or (tag == "div" and values.get("id") in CHROME_IDS and "section" not in classes)
             or (tag == "header" and not self.in_content)
             or "hidden" in values
         )

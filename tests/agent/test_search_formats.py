@@ -209,6 +209,28 @@ def test_permalink_marks_beside_headings_are_dropped_and_other_links_kept() -> N
     ]
 
 
+def test_a_pages_frame_in_divs_named_for_it_is_dropped_but_not_a_section_so_named() -> None:
+    page = (
+        '<html><body><div id="page-header"><p class="menu">Modules | FAQ</p></div>'
+        '<div id="path">Apache &gt; Docs</div><h1>mod_deflate</h1>'
+        '<div id="quickview"><h3>Topics</h3><ul><li>Enabling Compression</li></ul></div>'
+        '<div class="section" id="footer"><h2>Footer</h2><p>Set the footer.</p></div>'
+        '<div id="header"><h2>NAME</h2><p>git-reset - Reset HEAD</p></div>'
+        '<div id="footer"><p>Last updated</p></div></body></html>'
+    )
+    assert doc_lines(page.encode(), "mod_deflate.html") == [
+        "# mod_deflate",
+        "",
+        "## Footer",
+        "",
+        "Set the footer.",
+        "",
+        "## NAME",
+        "",
+        "git-reset - Reset HEAD",
+    ]
+
+
 RUSTDOC_1_73 = """\
 <html><body><main><div class="main-heading"><h1>Struct <span class="struct">TokenStream</span></h1>\
 <span class="sub-heading"><a class="src" href="../src/tiny/lib.rs.html#3">Source</a></span></div>
