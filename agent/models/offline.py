@@ -26,6 +26,7 @@ from agent.models.policy import (
     SEARCH_LIMIT,
     Term,
     Verdict,
+    by_paragraphs,
     intro_last,
     judge,
     quote_range,
@@ -107,6 +108,11 @@ class OfflineModel:
         if not any(name == "search_docs" for name, _ in made):
             return [("search_docs", {"query": query})]
         found = index.search(query, limit=SEARCH_LIMIT)
+        try:
+            bodies = [list(self._shown(hit).lines.values()) for hit in found]
+        except ToolError as exc:  # the doc went away since it was indexed
+            return f"I can't answer from the docs: {exc}."
+        found = by_paragraphs(found, bodies, terms)
         verdict = judge(terms, found)
         if not verdict.hits:
             return _decline(question, query, verdict)

@@ -78,6 +78,14 @@ bundle"), and the how-to is in a part below. When it matches best, the page's be
 matching part among the search's results is quoted first, and the introduction cited
 beside it."""
 
+PARAGRAPH_BONUS = 0.5
+"""How much a found section's score grows, at most, with the share of the question's
+weight that one of its paragraphs holds: where the question's words meet in one
+paragraph, the section says something about them together; where they are scattered
+over the section, it only mentions each. On nine question sets (the four tuned ones,
+and five written blind), first citations rose from 93 to 97 of 186, mostly on the blind
+sets; 0.3 and 0.7 did the same, 1.0 less."""
+
 QUOTE_LINES = 30
 """Lines quoted from the best section at most: a whole list, table or example fits,
 and the answer stays short enough to read at a glance."""
@@ -188,6 +196,27 @@ def judge(terms: Sequence[Term], hits: Sequence[Hit]) -> Verdict:
         held = _either(list(best.matched_terms)).replace(" or ", " and ")
         return Verdict(reason=f"the best match shares only {held} with the question")
     return Verdict(hits=cited, rare=tuple(rare))
+
+
+def by_paragraphs(
+    hits: Sequence[Hit], texts: Sequence[Sequence[str]], terms: Sequence[Term]
+) -> list[Hit]:
+    """`hits` best first again, each score grown by its best paragraph (`PARAGRAPH_BONUS`);
+    `texts` holds each hit's lines."""
+    weights = {t.text: t.weight for t in terms}
+    total = sum(weights.values())
+    if not hits or not total:
+        return list(hits)
+
+    def grown(i: int) -> float:
+        lines = texts[i]
+        paragraphs = ["\n".join(lines[a : b + 1]) for a, b in _blocks(lines)]
+        held = terms_held(paragraphs, list(weights))
+        share = max((sum(weights[t] for t in words) / total for words in held), default=0.0)
+        return hits[i].score * (1 + PARAGRAPH_BONUS * share)
+
+    order = sorted(range(len(hits)), key=lambda i: -grown(i))  # stable among equals
+    return [hits[i] for i in order]
 
 
 def with_opening(

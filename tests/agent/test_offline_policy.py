@@ -10,6 +10,7 @@ from agent.models.policy import (
     MAX_CITED,
     QUOTE_LINES,
     Term,
+    by_paragraphs,
     idf,
     intro_last,
     judge,
@@ -101,6 +102,19 @@ def test_a_rare_word_is_a_detail_when_the_best_section_holds_the_rest_of_the_que
     assert [h.path for h in answered.hits] == ["restart.md"]  # holds 5.5 of 11.5
     fewer = judge(terms, [hit("restart.md", 9, "config")])  # holds 2.5 of 11.5
     assert fewer.reason == 'no section that matches the question holds "downtime"'
+
+
+def test_a_section_where_the_question_meets_in_one_paragraph_comes_first() -> None:
+    terms = [Term("gzip", 3, 5.0), Term("html", 30, 2.0), Term("turn", 20, 3.0)]
+    scattered = ["gzip is one encoding.", "", "Serve html as it is.", "", "Turn pages."]
+    together = ["Turn on gzip for html with:", "", "    AddOutputFilter DEFLATE html"]
+    hits = [hit("a.md", 10.0, "gzip", "html", "turn"), hit("b.md", 9.0, "gzip", "html", "turn")]
+    assert [h.path for h in by_paragraphs(hits, [scattered, together], terms)] == [
+        "b.md",  # 9 x 1.5 against 10 x (1 + 0.5 x 0.5)
+        "a.md",
+    ]
+    assert [h.path for h in by_paragraphs(hits, [together, together], terms)] == ["a.md", "b.md"]
+    assert by_paragraphs([], [], terms) == []
 
 
 def test_declines_a_name_the_docs_never_mention_in_the_question_not_in_its_context() -> None:
