@@ -5,11 +5,11 @@
 #   tests/eval/fetch_docs.sh [--no-install] [SET...]
 #
 # SETs: manual httpx cmake vim postgres sphinx (the default: the sets `make bench` runs),
-# python, git and apache (the held-out sets; see tests/eval/README.md). A set that cannot be
-# found or installed is reported on stderr and left out. The question sets were written
-# against Debian 12's cmake-data 3.25.1, vim-runtime 9.0.1378, postgresql-doc-15
-# 15.18-0+deb12u1, sphinx-doc 5.3.0-4, python3.11-doc 3.11.2, git-doc 2.39.5 and
-# apache2-doc 2.4.68-1~deb12u1.
+# python, git, apache and sqlite (the held-out sets; see tests/eval/README.md). A set that
+# cannot be found or installed is reported on stderr and left out. The question sets were
+# written against Debian 12's cmake-data 3.25.1, vim-runtime 9.0.1378, postgresql-doc-15
+# 15.18-0+deb12u1, sphinx-doc 5.3.0-4, python3.11-doc 3.11.2, git-doc 2.39.5, apache2-doc
+# 2.4.68-1~deb12u1 and sqlite3-doc 3.40.1-2+deb12u2.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -31,6 +31,7 @@ package_of() {
         python) echo python3-doc ;;
         git) echo git-doc ;;
         apache) echo apache2-doc ;;
+        sqlite) echo sqlite3-doc ;;
     esac
 }
 
@@ -55,13 +56,14 @@ folder_of() {
         git) [[ -f /usr/share/doc/git-doc/git.html ]] && echo /usr/share/doc/git-doc ;;
         apache) [[ -f /usr/share/doc/apache2-doc/manual/en/index.html ]] &&
             echo /usr/share/doc/apache2-doc/manual/en ;;
+        sqlite) [[ -f /usr/share/doc/sqlite3/cli.html ]] && echo /usr/share/doc/sqlite3 ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"

@@ -12,7 +12,7 @@ from agent import Corpus, Question, evidence_problems
 
 HERE = Path(__file__).resolve().parent
 BENCH_SETS = ("manual", "httpx", "cmake", "vim", "postgres", "sphinx")
-HELDOUT_SETS = ("python", "git", "apache")
+HELDOUT_SETS = ("python", "git", "apache", "sqlite")
 WRITTEN_FOR = {
     "cmake": Path("/usr/share/cmake-3.25/Help"),
     "vim": Path("/usr/share/vim/vim90/doc"),
@@ -21,6 +21,7 @@ WRITTEN_FOR = {
     "python": Path("/usr/share/doc/python3.11/html/_sources"),
     "git": Path("/usr/share/doc/git-doc"),
     "apache": Path("/usr/share/doc/apache2-doc/manual/en"),
+    "sqlite": Path("/usr/share/doc/sqlite3"),
 }
 """The Debian doc folders (Debian 12) whose lines the evidence of those sets counts."""
 
