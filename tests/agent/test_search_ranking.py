@@ -328,3 +328,20 @@ def test_a_past_tense_the_stemmer_leaves_apart_finds_the_participle_the_docs_wri
     hits = index.search("how long each request took")
     assert hits[0].path == "log.md" and "took" in hits[0].matched_terms
     assert alternatives("took") == ["take", "taken"] and alternatives("given") == []
+
+
+def test_an_acronym_held_only_as_the_stemmers_plural_adds_nothing_to_the_score(
+    tmp_path: Path,
+) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "endings.md": "# Line endings\n\nGit turns CRLF into LF: LF endings, LF only.\n",
+            "lfs.md": "# Storage\n\nLFS keeps large files out of the repository's history.\n",
+            **{f"page{n}.md": f"# Page {n}\n\nGit, and nothing else.\n" for n in range(3)},
+        },
+    )
+    hits = index.search("Git LFS")
+    assert hits[0].path == "lfs.md"  # not the page that says "LF" most, and "Git"
+    assert {h.path: h.matched_terms for h in hits}["endings.md"] == ("git",)
+    assert [h.path for h in index.search("LFS")] == ["lfs.md"]
