@@ -20,7 +20,7 @@ _CODE_DELIMITER = re.compile(r"^(-{4,}|\.{4,})[ \t]*$")
 _UNDERLINES = "=-~^+"  # an underlined title's level, in order
 _MARK = re.compile(
     r"^(?:\[\[[\w:.-]+\]\]"  # an anchor
-    r"|(?:include|ifdef|ifndef|endif)::\S*\[.*\]"  # a directive
+    r"|(?:include|ifdef|ifndef|endif)::[^\s\[]*\[.*\]"  # a directive: target, [attributes]
     r"|\[(?:verse|source|listing|literal|quote|NOTE|TIP|IMPORTANT|WARNING|CAUTION)(?:,[^\]]*)?\])"
     r"[ \t]*$"
 )

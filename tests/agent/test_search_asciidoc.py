@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 from agent.search.asciidoc import asciidoc_titles, is_asciidoc
 
 
@@ -52,3 +54,11 @@ def test_plain_text_with_titles_between_rules_is_not_asciidoc() -> None:
     lines += [rule, "2. Compiling", rule, "", "More text."]
     assert not is_asciidoc(lines)  # read as AsciiDoc, every title would be a listing
     assert is_asciidoc(["== Usage", "", rule, "$ valgrind ls", rule])
+
+
+def test_a_huge_line_of_brackets_after_a_directive_is_read_in_linear_time() -> None:
+    line = "include::" + "[" * 200_000  # hostile: no closing bracket
+    began = time.perf_counter()
+    assert not is_asciidoc(["", line, "", "Text."])
+    assert time.perf_counter() - began < 5  # 34 s before: every "[" tried as the opening one
+    assert is_asciidoc(["ifdef::backend-html5[]"]) and is_asciidoc(["include::a.txt[lines=1..5]"])
