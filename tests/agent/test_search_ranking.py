@@ -9,6 +9,7 @@ from agent.search import DocsIndex
 from agent.search.query import (
     ASKED_WEIGHT,
     MAX_TERMS,
+    acronyms,
     alternatives,
     match_expression,
     query_terms,
@@ -345,3 +346,19 @@ def test_an_acronym_held_only_as_the_stemmers_plural_adds_nothing_to_the_score(
     assert hits[0].path == "lfs.md"  # not the page that says "LF" most, and "Git"
     assert {h.path: h.matched_terms for h in hits}["endings.md"] == ("git",)
     assert [h.path for h in index.search("LFS")] == ["lfs.md"]
+
+
+def test_a_question_written_all_in_capitals_is_searched_as_if_it_were_not(
+    tmp_path: Path,
+) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "timeout.md": "# Client timeout\n\nSet a timeout on the client.\n",
+            "pool.md": "# Pool\n\nThe pool holds connections.\n",
+        },
+    )
+    shouted, asked = index.search("HOW DO I SET TIMEOUTS?"), index.search("How do I set timeouts?")
+    assert [(h.path, h.matched_terms) for h in shouted] == [("timeout.md", ("set", "timeouts"))]
+    assert shouted == asked  # no word stands out as an acronym when every word is in capitals
+    assert acronyms("HOW DO I USE GIT LFS?") == set() and acronyms("GIT LFS") == {"git", "lfs"}
