@@ -20,7 +20,7 @@ _CODE_DELIMITER = re.compile(r"^(-{4,}|\.{4,})[ \t]*$")
 _UNDERLINES = "=-~^+"  # an underlined title's level, in order
 _MARK = re.compile(
     r"^(?:\[\[[\w:.-]+\]\]"  # an anchor
-    r"|(?:include|ifdef|ifndef|endif)::\S*\[.*\]"  # a directive
+    r"|(?:include|ifdef|ifndef|endif)::[^\s\[]*\[.*\]"  # a directive: target, [attributes]
     r"|\[(?:verse|source|listing|literal|quote|NOTE|TIP|IMPORTANT|WARNING|CAUTION)(?:,[^\]]*)?\])"
     r"[ \t]*$"
 )
@@ -45,10 +45,19 @@ their rules, give or take the odd space; AsciiDoc's listing rules ignore what th
 def is_asciidoc(lines: list[str]) -> bool:
     """Whether plain-text `lines` are AsciiDoc: a line only AsciiDoc writes, or a listing
     or literal block that reStructuredText cannot mean (two or more lines of code between
-    identical delimiters, or one line between delimiters of quite another length)."""
+    identical delimiters, or one line between delimiters of quite another length) in a
+    doc that has an AsciiDoc title outside its blocks. Plain text frames its titles
+    between rules as well (Valgrind's FAQ, the SIL font licence): read as AsciiDoc, all
+    of them would be listings, and the doc would have no heading left."""
+    if any(_MARK.match(line) for line in lines):
+        return True
+    return _has_listing(lines) and bool(asciidoc_titles(lines))
+
+
+def _has_listing(lines: list[str]) -> bool:
+    """Whether `lines` hold a listing or literal block that cannot be a reStructuredText
+    title with an overline."""
     for n, line in enumerate(lines):
-        if _MARK.match(line):
-            return True
         if not _CODE_DELIMITER.match(line) or not _opens(lines, n):
             continue
         m = n + 1

@@ -163,7 +163,8 @@ class DocsIndex:
         Any section holding any term matches; BM25 ranks them, headings above body text,
         and a section whose own heading is made of the query's words moves up
         (`rank.TITLE_BONUS`). In free text, the words of the question count more than those of
-        the context around it (`term_weights`).
+        the context around it (`term_weights`), and a word written in capitals counts only
+        where a section writes it so (`acronyms`): "LFS" is not the stemmer's "LF"s.
         """
         if isinstance(query, str):
             terms, weights = query_terms(query), term_weights(query)
@@ -186,8 +187,15 @@ class DocsIndex:
             titled = rank.holding(conn, terms, rowids, column="title")
             total = self._report.sections if self._report else 0  # prepared: _db() opened it
             parts = rank.term_parts(conn, terms, rowids, total)
+            capitals = acronyms(query) if isinstance(query, str) else set()
+            for word in capitals & set(parts):  # "LFS" held only as the stemmer's "LF"s
+                unwritten = _unwritten(conn, word, rowids)
+                parts[word] = {r: part for r, part in parts[word].items() if r not in unwritten}
+                titled[word] = titled.get(word, set()) - _unwritten(conn, word, rowids, "title")
             ranked = []
             for rowid, _, snippet, path, start, end, trail in rows:
+                if not any(rowid in scores for scores in parts.values()):
+                    continue  # it matched an acronym only as the stemmer reads it
                 headings = tuple(json.loads(trail))
                 score = sum((weights or {}).get(t, 1) * parts[t].get(rowid, 0.0) for t in parts)
                 share = rank.title_share(headings, terms, rowid, titled)
@@ -208,9 +216,6 @@ class DocsIndex:
             ranked = [ranked[i] for i in rank.without_twins([row[3] for row in ranked])]
             del ranked[limit:]
             holding = {t: set(scores) for t, scores in parts.items()}
-            if isinstance(query, str):
-                for word in acronyms(query) & set(holding):
-                    holding[word] -= _unwritten(conn, word, [row[1] for row in ranked])
         return [
             Hit(
                 path=path,
@@ -292,12 +297,15 @@ class DocsIndex:
             self._conn, self._report, self._closer = None, None, None
 
 
-def _unwritten(conn: sqlite3.Connection, word: str, rowids: list[int]) -> set[int]:
-    """Those of the sections `rowids` that hold `word` only as the stemmer reads it."""
+def _unwritten(
+    conn: sqlite3.Connection, word: str, rowids: list[int], column: str = "title, trail, body"
+) -> set[int]:
+    """Those of the sections `rowids` that hold `word` only as the stemmer reads it (in
+    `column` alone, if it is given)."""
     pattern = written(word)
     places = ", ".join("?" * len(rowids))
     rows = conn.execute(
-        f"SELECT rowid, title, trail, body FROM fts WHERE rowid IN ({places})", rowids
+        f"SELECT rowid, {column} FROM fts WHERE rowid IN ({places})", rowids
     ).fetchall()
     return {row[0] for row in rows if not any(pattern.search(c) for c in row[1:])}
 

@@ -113,11 +113,21 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+SHOUTED_WORDS = 3
+"""Words a text written all in capitals holds at least to be shouted, not a name or two
+("GIT LFS")."""
+
+
 def acronyms(text: str) -> set[str]:
     """The words `text` writes all in capitals ("LFS", "GIL"), lowered. They are matched
     as written (`written`): the stemmer reads some as another word's plural ("LFS" as
-    "lf", the line feed every text format mentions)."""
-    return {w.lower() for w in _WORD.findall(text) if len(w) > 1 and w.isupper()}
+    "lf", the line feed every text format mentions). A text of three words or more with
+    no lower-case letter is shouted, and none of its words stands out as a name: matched
+    as written, "TIMEOUTS" would miss every "timeout"."""
+    found = _WORD.findall(text)
+    if len(found) >= SHOUTED_WORDS and not any(c.islower() for c in text):
+        return set()
+    return {w.lower() for w in found if len(w) > 1 and w.isupper()}
 
 
 def written(word: str) -> re.Pattern[str]:

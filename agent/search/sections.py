@@ -15,6 +15,7 @@ so that every section can be read whole with one `read_doc` call.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent.search.asciidoc import asciidoc_titles, is_asciidoc
@@ -108,9 +109,17 @@ def _parts(
     """Lines start..end as one section, or cut into parts that each fit one read."""
     while end > start and not lines[end - 1].strip():
         end -= 1  # trailing blank lines belong to no one
+    first, ends = start, [0]  # ends[i]: characters in the section's first i lines
+    for n in range(start, end + 1):
+        ends.append(ends[-1] + len(lines[n - 1]) + 1)
+
+    def size(a: int, b: int) -> int:
+        """Characters in lines a..b, a newline each: a part's size, at no cost per part."""
+        return ends[b - first + 1] - ends[a - first]
+
     parts: list[Section] = []
     while True:
-        cut = _cut(lines, start, end)
+        cut = _cut(lines, start, end, size)
         parts.append(Section(start, cut, names, own if not parts else ()))
         if cut >= end:
             return parts
@@ -119,29 +128,29 @@ def _parts(
             start += 1
 
 
-def _cut(lines: list[str], start: int, end: int) -> int:
+def _cut(lines: list[str], start: int, end: int, size: Callable[[int, int], int]) -> int:
     """The last line of the part that begins at `start`: the end when lines start..end fit
     one part, else a blank line near an even share of them, so that the parts come out
-    alike in size rather than full ones and a scrap of a tail ("into the terminal.")."""
-    sizes = [len(lines[n - 1]) + 1 for n in range(start, end + 1)]
+    alike in size rather than full ones and a scrap of a tail ("into the terminal.").
+    `size(a, b)` is the characters in lines a..b; only the lines one part may take are
+    looked at, so a huge section is cut in time linear in its length."""
     count = end - start + 1
-    pieces = max(-(-count // MAX_LINES), -(-sum(sizes) // MAX_CHARS))
+    pieces = max(-(-count // MAX_LINES), -(-size(start, end) // MAX_CHARS))
     if pieces <= 1 and count <= MAX_LINES:
         return end
     share_lines = -(-count // pieces)
-    share_chars = -(-sum(sizes) // pieces)
+    share_chars = -(-size(start, end) // pieces)
     limit = last = start  # limit: the last line that fits; last: where an even share ends
-    size = 0
     for n in range(start, end + 1):
-        size += sizes[n - start]
-        if n - start + 1 > MAX_LINES or (size > MAX_CHARS and n > start):
+        taken = size(start, n)
+        if n - start + 1 > MAX_LINES or (taken > MAX_CHARS and n > start):
             break
         limit = n
-        if n - start + 1 <= share_lines and size <= share_chars:
+        if n - start + 1 <= share_lines and taken <= share_chars:
             last = n
     blanks = [n for n in range(start + (last - start) // 2, limit + 1) if not lines[n - 1].strip()]
     fitting = [n for n in blanks if end - n <= (pieces - 1) * MAX_LINES]
-    fitting = [n for n in fitting if sum(sizes[n - start :]) <= (pieces - 1) * MAX_CHARS]
+    fitting = [n for n in fitting if size(n, end) <= (pieces - 1) * MAX_CHARS]
     if not blanks:
         return limit
     blank = min(fitting, key=lambda n: abs(n - last)) if fitting else blanks[-1]

@@ -80,8 +80,11 @@ _PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre\s*>)", re.S | re.I)
 _BR = re.compile(r"<br\s*/?>", re.I)
 _TAG = re.compile(r"<[^>]*>")
 _ATTRS = r"""(?:[^>"']|"[^"]*"|'[^']*')*"""
-_LINK_OF_CLASS = r"""<a\b[^>]*\bclass\s*=\s*["']?(?:[^"'>]*\s)?(?:{})(?=[\s"'>])[^>]*>"""
-"""An `<a>` start tag with one of the classes `{}` holds (a `|` list), among its others."""
+_LINK_OF_CLASS = r"""<a\b(?=[^<>]*?\bclass\s*=\s*["']?(?:[^"'<>]*\s)?(?:{})(?=[\s"'>]))[^<>]*>"""
+"""An `<a>` start tag with one of the classes `{}` holds (a `|` list), among its others.
+Its attributes are read up to the next `<` or `>`, once (a lookahead): in a page of `<a`
+tags that never close, `[^>]*` ran on into the tags after, and trying each with each took
+seconds a page of a few thousand characters, growing with the cube of its length."""
 _HEADERLINK = re.compile(
     _LINK_OF_CLASS.format("headerlink|srclink|src") + r".*?</a\s*>",
     re.S | re.I,
@@ -91,7 +94,8 @@ _HEADERLINK = re.compile(
 _MARK = r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;)?\s*</a\s*>"
 _ANCHOR = re.compile(
     rf"(?:{_LINK_OF_CLASS.format('anchor|anchor-link|permalink')}"
-    rf"|<a\b[^>]*\bhref\s*=\s*[\"']#[^>]*>(?=\s*(?:§|¶|&sect;|&para;|&#167;|&#182;)))" + _MARK,
+    rf"|<a\b(?=[^<>]*?\bhref\s*=\s*[\"']#)[^<>]*>(?=\s*(?:§|¶|&sect;|&para;|&#167;|&#182;)))"
+    + _MARK,
     re.I,
 )
 """A heading's anchor link that shows only a mark (rustdoc's "§", Jupyter's `anchor-link`

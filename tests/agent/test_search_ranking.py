@@ -9,6 +9,7 @@ from agent.search import DocsIndex
 from agent.search.query import (
     ASKED_WEIGHT,
     MAX_TERMS,
+    acronyms,
     alternatives,
     match_expression,
     query_terms,
@@ -328,3 +329,36 @@ def test_a_past_tense_the_stemmer_leaves_apart_finds_the_participle_the_docs_wri
     hits = index.search("how long each request took")
     assert hits[0].path == "log.md" and "took" in hits[0].matched_terms
     assert alternatives("took") == ["take", "taken"] and alternatives("given") == []
+
+
+def test_an_acronym_held_only_as_the_stemmers_plural_adds_nothing_to_the_score(
+    tmp_path: Path,
+) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "endings.md": "# Line endings\n\nGit turns CRLF into LF: LF endings, LF only.\n",
+            "lfs.md": "# Storage\n\nLFS keeps large files out of the repository's history.\n",
+            **{f"page{n}.md": f"# Page {n}\n\nGit, and nothing else.\n" for n in range(3)},
+        },
+    )
+    hits = index.search("Git LFS")
+    assert hits[0].path == "lfs.md"  # not the page that says "LF" most, and "Git"
+    assert {h.path: h.matched_terms for h in hits}["endings.md"] == ("git",)
+    assert [h.path for h in index.search("LFS")] == ["lfs.md"]
+
+
+def test_a_question_written_all_in_capitals_is_searched_as_if_it_were_not(
+    tmp_path: Path,
+) -> None:
+    index = index_of(
+        tmp_path,
+        {
+            "timeout.md": "# Client timeout\n\nSet a timeout on the client.\n",
+            "pool.md": "# Pool\n\nThe pool holds connections.\n",
+        },
+    )
+    shouted, asked = index.search("HOW DO I SET TIMEOUTS?"), index.search("How do I set timeouts?")
+    assert [(h.path, h.matched_terms) for h in shouted] == [("timeout.md", ("set", "timeouts"))]
+    assert shouted == asked  # no word stands out as an acronym when every word is in capitals
+    assert acronyms("HOW DO I USE GIT LFS?") == set() and acronyms("GIT LFS") == {"git", "lfs"}

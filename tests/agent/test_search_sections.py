@@ -212,3 +212,20 @@ def test_asciidoc_titles_in_plain_text_and_no_title_inside_a_listing() -> None:
 def test_rst_overlined_titles_in_plain_text_are_not_read_as_asciidoc() -> None:
     text = "*****\nTitle\n*****\n\nText.\n\n-------\nSection\n-------\n\nMore.\n"
     assert ranges(text, "text") == [(1, 5, ("Title",)), (7, 11, ("Title", "Section"))]
+
+
+class _Reads(list[str]):
+    """Lines that count how often they are read by index."""
+
+    reads = 0
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        self.reads += 1
+        return super().__getitem__(index)
+
+
+def test_a_huge_section_is_cut_in_time_linear_in_its_lines() -> None:
+    lines = _Reads(["# Log", ""] + ["" if n % 3 == 2 else "a line of text" for n in range(20_000)])
+    sections = split_sections(lines, "markdown")
+    assert len(sections) > 300 and all(s.end - s.start < MAX_LINES for s in sections)
+    assert lines.reads < 20 * len(lines)  # not every line again for each of 300 parts
