@@ -42,7 +42,7 @@ RARE_SECTIONS = 5
 ("blame" in "git blame"): when none of the sections that would be cited holds it, the docs
 only mention it in passing elsewhere, and a match on the question's other words answers
 something else.
-Rarer words than that are too common to be the point ("several", "pattern"): 2 to 10 all
+Rarer words than that are too common to be the point ("pattern", "default"): 2 to 10 all
 declined the same unanswerable questions of the eval sets and no answerable one."""
 
 RARE_COVERAGE = 0.45

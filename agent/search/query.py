@@ -63,7 +63,7 @@ IRREGULAR = tuple(
     for group in """
     take/took/taken run/ran write/wrote/written rewrite/rewrote/rewritten
     override/overrode/overridden undo/undid/undone begin/began/begun choose/chose/chosen
-    send/sent build/built rebuild/rebuilt keep/kept lose/lost hold/held
+    send/sent keep/kept lose/lost hold/held
     break/broke/broken hide/hid/hidden show/shown freeze/froze/frozen throw/threw/thrown
     hang/hung stick/stuck forget/forgot/forgotten understand/understood spend/spent
     bring/brought fall/fell/fallen draw/drew/drawn think/thought pay/paid say/said
@@ -74,7 +74,7 @@ IRREGULAR = tuple(
 meets "taken"): a question asks "how long each request took", the docs say "the time
 taken to serve the request". Searched like `SYNONYMS`. Verbs whose forms are also other
 words are left out ("left", "saw", "go" and "went", "mean" and "meant", "given" as in
-"at a given time")."""
+"at a given time", "built" as in "built-in")."""
 
 _ALTERNATIVES = {
     word: [w for w in group if w != word] for group in SYNONYMS + IRREGULAR for word in group
