@@ -108,11 +108,7 @@ class OfflineModel:
         if not any(name == "search_docs" for name, _ in made):
             return [("search_docs", {"query": query})]
         found = index.search(query, limit=SEARCH_LIMIT)
-        try:
-            bodies = [list(self._shown(hit).lines.values()) for hit in found]
-        except ToolError as exc:  # the doc went away since it was indexed
-            return f"I can't answer from the docs: {exc}."
-        found = by_paragraphs(found, bodies, terms)
+        found = by_paragraphs(found, index.bodies(found), terms)
         verdict = judge(terms, found)
         if not verdict.hits:
             return _decline(question, query, verdict)

@@ -259,6 +259,22 @@ class DocsIndex:
                 counts[word] = sum(1 for row in rows if any(pattern.search(c) for c in row))
         return counts
 
+    def bodies(self, hits: Sequence[Hit]) -> list[list[str]]:
+        """The lines of each of `hits`' sections as the index holds them (without their
+        heading lines; empty for a section the index no longer holds): no doc is read."""
+        conn = self._db()
+        found = []
+        with self._lock:
+            for hit in hits:
+                row = conn.execute(
+                    "SELECT fts.body FROM sections JOIN files ON files.id = sections.file_id "
+                    "JOIN fts ON fts.rowid = sections.id "
+                    "WHERE files.path = ? AND sections.start = ?",
+                    (hit.path, hit.start),
+                ).fetchone()
+                found.append(row[0].split("\n") if row else [])
+        return found
+
     @property
     def section_count(self) -> int:
         """Sections in the index: the N that term counts are out of."""

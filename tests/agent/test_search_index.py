@@ -78,6 +78,16 @@ def test_stemming_matches_other_forms_of_a_word(docs: Path) -> None:
     assert index.search("limited")[0].matched_terms == ("limited",)
 
 
+def test_bodies_are_the_indexed_lines_of_the_sections_found(docs: Path) -> None:
+    index = open_index(docs, None)
+    hits = index.search("What is the pool timeout?")
+    gone = Hit("limits.md", 99, 100, (), 0.0, "", ())
+    assert index.bodies([hits[0], gone]) == [
+        ["", "The pool timeout is how long to wait for a connection from the pool."],
+        [],
+    ]
+
+
 def test_term_counts_say_how_rare_each_term_is(docs: Path) -> None:
     index = open_index(docs, None)
     assert index.term_counts(["pool", "retries", "kubernetes", "connection limits"]) == {
