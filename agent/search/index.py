@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.search import rank, store
 from agent.search.examples import example_questions
@@ -214,6 +215,7 @@ class DocsIndex:
                 )
             ranked.sort(key=lambda row: -row[0])  # stable: BM25's order among equals
             ranked = [ranked[i] for i in rank.without_twins([row[3] for row in ranked])]
+            ranked = _unrepeated(conn, ranked)
             del ranked[limit:]
             holding = {t: set(scores) for t, scores in parts.items()}
         return [
@@ -311,6 +313,25 @@ class DocsIndex:
             if self._closer is not None:
                 self._closer()
             self._conn, self._report, self._closer = None, None, None
+
+
+def _unrepeated(conn: sqlite3.Connection, ranked: list[Any]) -> list[Any]:
+    """`ranked` without a section whose text a section ranked above it already holds word
+    for word (SQLite's docs keep each function's page and a page of them all)."""
+    rowids = [row[1] for row in ranked]
+    places = ", ".join("?" * len(rowids))
+    texts = dict(
+        conn.execute(f"SELECT rowid, body FROM fts WHERE rowid IN ({places})", rowids).fetchall()
+    )
+    seen: set[str] = set()
+    kept = []
+    for row in ranked:
+        text = " ".join(texts.get(row[1], "").split())
+        if text and text in seen:
+            continue
+        seen.add(text)
+        kept.append(row)
+    return kept
 
 
 def _unwritten(

@@ -171,7 +171,7 @@ def test_a_search_after_another_process_grew_the_index_ranks_what_it_sees(
     cache = tmp_path / "cache"
     index = open_index(docs, cache)
     assert index.prepare().sections == 1
-    write(docs, {f"more{n}.md": f"# More {n}\n\nAnother pool.\n" for n in range(3)})
+    write(docs, {f"more{n}.md": f"# More {n}\n\nAnother pool, number {n}.\n" for n in range(3)})
     assert open_index(docs, cache).prepare().changes == Changes(added=3)  # another process
     assert len(index.search("pool kinds", limit=10)) == 4  # 4 hold "pool"; it counted 1
 

@@ -362,3 +362,17 @@ def test_a_question_written_all_in_capitals_is_searched_as_if_it_were_not(
     assert [(h.path, h.matched_terms) for h in shouted] == [("timeout.md", ("set", "timeouts"))]
     assert shouted == asked  # no word stands out as an acronym when every word is in capitals
     assert acronyms("HOW DO I USE GIT LFS?") == set() and acronyms("GIT LFS") == {"git", "lfs"}
+
+
+def test_a_section_repeated_word_for_word_on_another_page_is_found_once(tmp_path: Path) -> None:
+    text = "# busy_timeout\n\nSet a busy handler that sleeps while a table is locked.\n"
+    index = index_of(
+        tmp_path,
+        {
+            "busy_timeout.md": text,
+            "capi3ref.md": "# C API\n\nEvery function.\n\n" + text.replace("# ", "## "),
+            "locking.md": "# Locking\n\nA table is locked while a writer works.\n",
+        },
+    )
+    paths = [h.path for h in index.search("busy handler table locked")]
+    assert len(paths) == 2 and "locking.md" in paths
