@@ -49,9 +49,17 @@ def is_asciidoc(lines: list[str]) -> bool:
     doc that has an AsciiDoc title outside its blocks. Plain text frames its titles
     between rules as well (Valgrind's FAQ, the SIL font licence): read as AsciiDoc, all
     of them would be listings, and the doc would have no heading left."""
+    return read_titles(lines) is not None
+
+
+def read_titles(lines: list[str]) -> list[Title] | None:
+    """The titles of `lines` when they are AsciiDoc (`is_asciidoc`), else None: the test
+    and the titles in one pass over a doc that has listings."""
     if any(_MARK.match(line) for line in lines):
-        return True
-    return _has_listing(lines) and bool(asciidoc_titles(lines))
+        return asciidoc_titles(lines)
+    if not _has_listing(lines):
+        return None
+    return asciidoc_titles(lines) or None
 
 
 def _has_listing(lines: list[str]) -> bool:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.search.asciidoc import asciidoc_titles, is_asciidoc
+from agent.search.asciidoc import read_titles
 from agent.tools.formats import Style
 
 MAX_LINES = 60
@@ -70,8 +70,9 @@ def find_headings(lines: list[str], style: Style) -> list[Heading]:
     """The headings of a doc's lines, in order."""
     if style == "markdown":
         return _markdown_headings(lines)
-    if style == "text" and is_asciidoc(lines):
-        return [Heading(_clean(t.text), t.level, t.start, t.end) for t in asciidoc_titles(lines)]
+    titles = read_titles(lines) if style == "text" else None
+    if titles is not None:
+        return [Heading(_clean(t.text), t.level, t.start, t.end) for t in titles]
     return _underlined_headings(lines, rules=style == "text")
 
 

@@ -91,11 +91,11 @@ _HEADERLINK = re.compile(
 )
 """Links that only point elsewhere, by their class: Sphinx's ¶ beside headings, rustdoc's
 "source" (`srclink`, `src` since Rust 1.73); not a link whose address holds "src/"."""
-_MARK = r"\s*(?:§|¶|#|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;)?\s*</a\s*>"
+_MARKS = r"§|¶|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;"  # §, ¶ and their entities
+_MARK = rf"\s*(?:{_MARKS}|#)?\s*</a\s*>"
 _ANCHOR = re.compile(
     rf"(?:{_LINK_OF_CLASS.format('anchor|anchor-link|permalink')}"
-    rf"|<a\b(?=[^<>]*?\bhref\s*=\s*[\"']#)[^<>]*>(?=\s*(?:§|¶|&sect;|&para;|&#167;|&#182;)))"
-    + _MARK,
+    rf"|<a\b(?=[^<>]*?\bhref\s*=\s*[\"']#)[^<>]*>(?=\s*(?:{_MARKS})))" + _MARK,
     re.I,
 )
 """A heading's anchor link that shows only a mark (rustdoc's "§", Jupyter's `anchor-link`
