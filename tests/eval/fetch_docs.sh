@@ -5,11 +5,12 @@
 #   tests/eval/fetch_docs.sh [--no-install] [SET...]
 #
 # SETs: manual httpx cmake vim postgres sphinx (the default: the sets `make bench` runs),
-# python, git, apache and sqlite (the held-out sets; see tests/eval/README.md). A set that
-# cannot be found or installed is reported on stderr and left out. The question sets were
-# written against Debian 12's cmake-data 3.25.1, vim-runtime 9.0.1378, postgresql-doc-15
-# 15.18-0+deb12u1, sphinx-doc 5.3.0-4, python3.11-doc 3.11.2, git-doc 2.39.5, apache2-doc
-# 2.4.68-1~deb12u1 and sqlite3-doc 3.40.1-2+deb12u2.
+# python, git, apache, sqlite and flask (the held-out sets; see tests/eval/README.md). A set
+# that cannot be found or installed is reported on stderr and left out. The question sets
+# were written against Debian 12's cmake-data 3.25.1, vim-runtime 9.0.1378,
+# postgresql-doc-15 15.18-0+deb12u1, sphinx-doc 5.3.0-4, python3.11-doc 3.11.2, git-doc
+# 2.39.5, apache2-doc 2.4.68-1~deb12u1, sqlite3-doc 3.40.1-2+deb12u2 and python-flask-doc
+# 2.2.2-3.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -32,6 +33,7 @@ package_of() {
         git) echo git-doc ;;
         apache) echo apache2-doc ;;
         sqlite) echo sqlite3-doc ;;
+        flask) echo python-flask-doc ;;
     esac
 }
 
@@ -57,13 +59,15 @@ folder_of() {
         apache) [[ -f /usr/share/doc/apache2-doc/manual/en/index.html ]] &&
             echo /usr/share/doc/apache2-doc/manual/en ;;
         sqlite) [[ -f /usr/share/doc/sqlite3/cli.html ]] && echo /usr/share/doc/sqlite3 ;;
+        flask) [[ -f /usr/share/doc/python-flask-doc/html/index.html ]] &&
+            echo /usr/share/doc/python-flask-doc/html ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"
