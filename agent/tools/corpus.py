@@ -18,7 +18,14 @@ from pathlib import Path
 from agent.defaults import DEFAULT_DOC_CACHE_BYTES, DEFAULT_MAX_DOC_BYTES
 from agent.errors import ConfigError
 from agent.search.sections import first_heading
-from agent.tools.formats import DESCRIPTION, NotText, doc_text, heading_style, not_a_doc
+from agent.tools.formats import (
+    BUILD_MARKS,
+    DESCRIPTION,
+    NotText,
+    doc_text,
+    heading_style,
+    not_a_doc,
+)
 from agent.tools.sandbox import (
     FileKey,
     Unreadable,
@@ -95,6 +102,7 @@ class Corpus:
         self._files: dict[str, str] = {}  # shown name -> the file's path on disk
         self._skipped: list[Unreadable] = []
         self._passed_over: dict[str, str] = {}  # not docs, by name: never opened
+        self._builds: dict[str, bool] = {}  # folder -> whether a builder wrote it
         self._unread: dict[str, str] = {}  # docs that could not be read when last tried
         self._docs: OrderedDict[str, Doc] = OrderedDict()
         self._cached_bytes = 0
@@ -136,10 +144,19 @@ class Corpus:
     def _is_doc(self, rel: str) -> bool:
         """Whether the file at `rel` is a doc by its name; if not, remember why."""
         name = rel.rsplit("/", 1)[-1]
-        reason = "licence" if name.split(".")[0].lower() in NOT_DOCS else not_a_doc(rel)
+        reason = (
+            "licence" if name.split(".")[0].lower() in NOT_DOCS else not_a_doc(rel, self._built)
+        )
         if reason is not None:
             self._passed_over[escape_name(rel)] = reason
         return reason is None
+
+    def _built(self, folder: str) -> bool:
+        """Whether a folder of the docs is a docs builder's output (`BUILD_MARKS`)."""
+        if folder not in self._builds:
+            place = os.path.join(self._real, folder)
+            self._builds[folder] = any(os.path.exists(os.path.join(place, m)) for m in BUILD_MARKS)
+        return self._builds[folder]
 
     def resolve(self, path: str) -> str:
         """The shown relative path of a doc, or OutsideDocs saying why not."""

@@ -15,7 +15,7 @@ import contextlib
 import re
 import zlib
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from agent.tools.textscan import normalize_breaks
@@ -33,6 +33,11 @@ SNIFF = 8192  # bytes looked at to tell binary data from text
 
 GENERATED = frozenset({"genindex.html", "search.html", "py-modindex.html", "404.html"})
 """Pages a docs builder writes that index or search the docs rather than document anything."""
+
+BUILD_MARKS = ("_static", "searchindex.js", "objects.inv", "search", "sitemap.xml")
+"""What a builder's output folder holds beside those pages (Sphinx's `_static` and
+`searchindex.js`, MkDocs' `search/` and `sitemap.xml`): elsewhere a page of the same name
+is a doc, as Django's topic guide on searching, `topics/db/search.html`."""
 
 GENERATED_FOLDERS = frozenset({"_sources", "_modules"})
 """Sphinx's copies of the sources and its highlighted code: the same text twice, or code."""
@@ -55,19 +60,27 @@ def doc_suffix(name: str) -> str | None:
     return suffix if suffix in DOC_SUFFIXES else None
 
 
-def is_generated(rel: str) -> bool:
-    """Whether a relative path is a docs builder's index, search page or source copy."""
+def is_generated(rel: str, built: Callable[[str], bool] = lambda folder: True) -> bool:
+    """Whether a relative path is a docs builder's index, search page or source copy.
+
+    `built(folder)` tells whether a folder is a builder's output (`BUILD_MARKS`): only
+    there is a page named like an index or a search page one.
+    """
     parts = rel.lower().split("/")
+    if any(p in GENERATED_FOLDERS for p in parts[:-1]):
+        return True
     name = parts[-1].removesuffix(".gz")
     split_index = name.startswith("genindex-")  # Sphinx's index, one page per letter
-    return name in GENERATED or split_index or any(p in GENERATED_FOLDERS for p in parts[:-1])
+    return (name in GENERATED or split_index) and built(rel.rpartition("/")[0])
 
 
-def not_a_doc(rel: str) -> str | None:
-    """Why the file at relative path `rel` is not read as a doc, by its name; None if it is."""
+def not_a_doc(rel: str, built: Callable[[str], bool] = lambda folder: True) -> str | None:
+    """Why the file at relative path `rel` is not read as a doc, by its name; None if it is.
+
+    `built` is as for `is_generated`."""
     if doc_suffix(rel) is None:
         return "unknown type"
-    if is_generated(rel):
+    if is_generated(rel, built):
         return "generated"
     return None
 

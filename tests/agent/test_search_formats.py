@@ -83,6 +83,21 @@ def test_which_names_are_docs() -> None:
     assert not_a_doc("genindex.html") == "generated"
     assert not_a_doc("api/genindex-all.html") == "generated"
     assert not_a_doc("_sources/intro.rst.txt") == "generated"
+    assert not_a_doc("topics/search.html", built=lambda folder: folder != "topics") is None
+
+
+def test_a_page_named_like_a_builders_search_page_is_a_doc_outside_the_build_root(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "html"
+    (root / "_static").mkdir(parents=True)
+    (root / "topics" / "db").mkdir(parents=True)
+    (root / "search.html").write_text("<h1>Search</h1><p>Please activate JavaScript.</p>")
+    (root / "genindex.html").write_text("<h1>Index</h1>")
+    (root / "topics" / "db" / "search.html").write_text("<h1>Search</h1><p>Full-text search.</p>")
+    corpus = Corpus.open(root)
+    assert corpus.paths() == ["topics/db/search.html"]
+    assert corpus.passed_over() == {"search.html": "generated", "genindex.html": "generated"}
 
 
 def test_the_skipped_summary_counts_by_reason() -> None:
