@@ -11,6 +11,7 @@
 # postgresql-doc-15 15.18-0+deb12u1, sphinx-doc 5.3.0-4, python3.11-doc 3.11.2, git-doc
 # 2.39.5, apache2-doc 2.4.68-1~deb12u1, sqlite3-doc 3.40.1-2+deb12u2 and python-flask-doc
 # 2.2.2-3.
+# The held-out set pytest was written against python-pytest-doc 7.2.1-2.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -34,6 +35,7 @@ package_of() {
         apache) echo apache2-doc ;;
         sqlite) echo sqlite3-doc ;;
         flask) echo python-flask-doc ;;
+        pytest) echo python-pytest-doc ;;
     esac
 }
 
@@ -61,13 +63,15 @@ folder_of() {
         sqlite) [[ -f /usr/share/doc/sqlite3/cli.html ]] && echo /usr/share/doc/sqlite3 ;;
         flask) [[ -f /usr/share/doc/python-flask-doc/html/index.html ]] &&
             echo /usr/share/doc/python-flask-doc/html ;;
+        pytest) [[ -f /usr/share/doc/python-pytest-doc/html/index.html ]] &&
+            echo /usr/share/doc/python-pytest-doc/html ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | pytest) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask pytest)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"
