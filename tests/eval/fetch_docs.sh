@@ -12,6 +12,7 @@
 # 2.39.5, apache2-doc 2.4.68-1~deb12u1, sqlite3-doc 3.40.1-2+deb12u2 and python-flask-doc
 # 2.2.2-3.
 # The django held-out set was written against python-django-doc 3:3.2.25-0+deb12u3.
+# The held-out set pytest was written against python-pytest-doc 7.2.1-2.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -36,6 +37,7 @@ package_of() {
         sqlite) echo sqlite3-doc ;;
         flask) echo python-flask-doc ;;
         django) echo python-django-doc ;;
+        pytest) echo python-pytest-doc ;;
     esac
 }
 
@@ -65,13 +67,15 @@ folder_of() {
             echo /usr/share/doc/python-flask-doc/html ;;
         django) [[ -f /usr/share/doc/python-django-doc/html/index.html ]] &&
             echo /usr/share/doc/python-django-doc/html ;;
+        pytest) [[ -f /usr/share/doc/python-pytest-doc/html/index.html ]] &&
+            echo /usr/share/doc/python-pytest-doc/html ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"

@@ -58,7 +58,19 @@ def test_evidence_ranges_lie_inside_their_docs_and_hold_the_terms(name: str) -> 
 
 @pytest.mark.parametrize(
     "name",
-    ["cmake", "vim", "postgres", "sphinx", "python", "git", "apache", "sqlite", "flask", "django"],
+    [
+        "cmake",
+        "vim",
+        "postgres",
+        "sphinx",
+        "python",
+        "git",
+        "apache",
+        "sqlite",
+        "flask",
+        "django",
+        "pytest",
+    ],
 )
 def test_debian_doc_sets_match_when_installed(name: str) -> None:
     docs = locate((name,), install=False).get(name)
