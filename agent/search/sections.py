@@ -15,7 +15,7 @@ so that every section can be read whole with one `read_doc` call.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 from agent.search.asciidoc import read_titles
@@ -118,9 +118,10 @@ def _parts(
         """Characters in lines a..b, a newline each: a part's size, at no cost per part."""
         return ends[b - first + 1] - ends[a - first]
 
+    fenced = _fenced(lines, start, end)
     parts: list[Section] = []
     while True:
-        cut = _cut(lines, start, end, size)
+        cut = _cut(lines, start, end, size, fenced)
         parts.append(Section(start, cut, names, own if not parts else ()))
         if cut >= end:
             return parts
@@ -129,10 +130,18 @@ def _parts(
             start += 1
 
 
-def _cut(lines: list[str], start: int, end: int, size: Callable[[int, int], int]) -> int:
+def _cut(
+    lines: list[str],
+    start: int,
+    end: int,
+    size: Callable[[int, int], int],
+    fenced: Container[int] = (),
+) -> int:
     """The last line of the part that begins at `start`: the end when lines start..end fit
     one part, else a blank line near an even share of them, so that the parts come out
     alike in size rather than full ones and a scrap of a tail ("into the terminal.").
+    A blank line in a code block (`fenced`) is taken only when no other one will do: a
+    part should not open in the middle of an example.
     `size(a, b)` is the characters in lines a..b; only the lines one part may take are
     looked at, so a huge section is cut in time linear in its length."""
     count = end - start + 1
@@ -150,6 +159,7 @@ def _cut(lines: list[str], start: int, end: int, size: Callable[[int, int], int]
         if n - start + 1 <= share_lines and taken <= share_chars:
             last = n
     blanks = [n for n in range(start + (last - start) // 2, limit + 1) if not lines[n - 1].strip()]
+    blanks = [n for n in blanks if n not in fenced] or blanks
     fitting = [n for n in blanks if end - n <= (pieces - 1) * MAX_LINES]
     fitting = [n for n in fitting if size(n, end) <= (pieces - 1) * MAX_CHARS]
     if not blanks:
@@ -158,20 +168,38 @@ def _cut(lines: list[str], start: int, end: int, size: Callable[[int, int], int]
     return blank - 1 if blank - 1 >= start else blank
 
 
+def _fence(line: str, fence: str) -> str:
+    """The code fence open after `line`, given the one open before it ("" for none)."""
+    opening = _FENCE.match(line)
+    if not fence:
+        return opening[1] if opening else ""
+    closing = opening and opening[1][0] == fence[0] and len(opening[1]) >= len(fence)
+    return "" if closing and not line.strip().lstrip(fence[0]) else fence
+
+
+def _fenced(lines: list[str], start: int, end: int) -> set[int]:
+    """The lines of start..end inside a code fence, counting from a fence closed at `start`
+    (a heading never stands in one)."""
+    inside, fence = set(), ""
+    for n in range(start, end + 1):
+        after = _fence(lines[n - 1], fence)
+        if fence and after:
+            inside.add(n)  # neither the opening fence line nor the closing one
+        fence = after
+    return inside
+
+
 def _markdown_headings(lines: list[str]) -> list[Heading]:
     found: list[Heading] = []
     fence = ""
     n = _front_matter_end(lines)
     while n < len(lines):
         line = lines[n]
-        opening = _FENCE.match(line)
-        if fence:
-            closing = opening and opening[1][0] == fence[0] and len(opening[1]) >= len(fence)
-            if closing and not line.strip().lstrip(fence[0]):
-                fence = ""
-        elif opening:
-            fence = opening[1]
-        elif (atx := _ATX.match(line)) and (atx[2] or "").strip():
+        was, fence = fence, _fence(line, fence)
+        if was or fence:  # in a code block, or its fence line
+            n += 1
+            continue
+        if (atx := _ATX.match(line)) and (atx[2] or "").strip():
             found.append(Heading(_clean(atx[2]), len(atx[1]), n + 1, n + 1))
         elif n + 1 < len(lines) and _SETEXT.match(lines[n + 1]) and _paragraph_line(lines, n):
             level = 1 if lines[n + 1].strip()[0] == "=" else 2

@@ -229,3 +229,14 @@ def test_a_huge_section_is_cut_in_time_linear_in_its_lines() -> None:
     sections = split_sections(lines, "markdown")
     assert len(sections) > 300 and all(s.end - s.start < MAX_LINES for s in sections)
     assert lines.reads < 20 * len(lines)  # not every line again for each of 300 parts
+
+
+def test_a_part_does_not_open_in_the_middle_of_a_code_block() -> None:
+    code = ["```python", "def first():", "    pass", "", "def second():", "    pass", "```"]
+    before = [f"prose line {n}" for n in range(1, 25)]
+    after = [f"more prose {n}" for n in range(1, 27)]
+    lines = ["# Hooks", "", *before, "", *code, "", *after]  # the even share ends in the code
+    sections = split_sections(lines, "markdown")
+    assert len(sections) == 2
+    assert lines[sections[1].start - 1] in ("```python", "more prose 1")  # not "def second():"
+    assert lines[sections[0].end] == "" and sections[1].end == len(lines)
