@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -365,12 +366,21 @@ def export(
         Path | None,
         typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout."),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace the -o file if it exists (else: exit 2)."),
+    ] = False,
 ) -> None:
     """Export a saved run to share: Markdown, an HTML page, or the model's messages as JSON."""
     from agent import EXPORT_FORMATS, export_trace, read_trace
 
     if format not in EXPORT_FORMATS:
         raise fail(f"unknown format {format!r}: use {', '.join(EXPORT_FORMATS)}", EXIT_USAGE)
+    if output is not None and os.path.lexists(output):
+        if trace.exists() and output.exists() and output.samefile(trace):
+            raise fail(f"{output} is the trace being exported; choose another file", EXIT_USAGE)
+        if not force:
+            raise fail(f"{output} already exists; pass --force to replace it", EXIT_USAGE)
     try:
         loaded = read_trace(trace)
     except TraceError as exc:

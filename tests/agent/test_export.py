@@ -167,3 +167,21 @@ def test_export_command_errors_are_one_line() -> None:
     assert bad.stderr == "docsagent: unknown format 'pdf': use markdown, html, openai\n"
     missing = CliRunner().invoke(app, ["export", "/nonexistent.jsonl"])
     assert missing.exit_code == 2 and missing.stderr.startswith("docsagent: no trace file")
+
+
+def test_export_keeps_an_existing_file_unless_forced_and_never_replaces_its_trace(
+    tmp_path: Path,
+) -> None:
+    trace = tmp_path / "run.jsonl"
+    trace.write_bytes((FIXTURES / "answered.jsonl").read_bytes())
+    out = tmp_path / "run.md"
+    out.write_text("my notes\n")
+    kept = CliRunner().invoke(app, ["export", str(trace), "-o", str(out)])
+    assert kept.exit_code == 2 and out.read_text() == "my notes\n"
+    assert kept.stderr == f"docsagent: {out} already exists; pass --force to replace it\n"
+    forced = CliRunner().invoke(app, ["export", str(trace), "-o", str(out), "--force"])
+    assert forced.exit_code == 0 and out.read_text().startswith("#")
+    before = trace.read_bytes()
+    itself = CliRunner().invoke(app, ["export", str(trace), "-o", str(trace), "--force"])
+    assert itself.exit_code == 2 and "is the trace being exported" in itself.stderr
+    assert trace.read_bytes() == before
