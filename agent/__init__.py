@@ -64,14 +64,13 @@ from agent.tools.registry import Tool, ToolContext, ToolError, ToolOutcome, Tool
 from agent.tools.schema import ArgumentError
 from agent.trace import (
     Trace,
-    TraceSummary,
     TraceWriter,
     event_from_dict,
     event_to_dict,
     read_trace,
-    recent_traces,
     trace_header,
 )
+from agent.traces import TraceSummary, recent_traces
 
 if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below imports these
     from agent.eval.questions import Evidence, Question, evidence_problems, load_questions

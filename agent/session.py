@@ -21,7 +21,8 @@ from agent.errors import ConfigError
 from agent.events import Event, MessageAppended, RunFinished, StopReason, Totals
 from agent.loop import Agent
 from agent.messages import Message
-from agent.trace import TraceWriter, trace_filename, trace_header
+from agent.trace import TraceWriter, trace_header
+from agent.traces import trace_filename
 
 
 class _Pump:

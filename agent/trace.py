@@ -2,8 +2,8 @@
 
 A trace is append-only JSON Lines, flushed as written: a header line (what was asked of
 what, never the key), then one line per event with `seq` and `t`. This module holds the
-event codec, the header, the writer, the reader (with its version check) and the short
-summaries the recent-traces list shows."""
+event codec, the header, the writer and the reader (with its version check); the traces
+folder (file names, the recent-traces list) is `agent.traces`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import functools
 import json
 import math
 import os
-import re
 import stat
 import threading
 import time
@@ -20,7 +19,6 @@ import types
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -229,7 +227,7 @@ MAX_LINE_BYTES = 32 * 1024 * 1024
 HEADER_TEXT = ("question", "model", "docs")  # header fields the replay shows
 
 
-def _open_regular(file: Path) -> IO[bytes]:
+def open_regular(file: Path) -> IO[bytes]:
     """`file` opened for reading if it is a regular file; TraceError otherwise.
 
     A FIFO or a device (`/dev/zero`) would hang or never end, so it is refused before it is
@@ -270,7 +268,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed: numbers must be finite")
 
 
-def _json(line: bytes) -> Any:
+def parse_line(line: bytes) -> Any:
     """One line's JSON value (strict UTF-8, no NaN or Infinity); ValueError when damaged."""
     try:
         return json.loads(line.decode("utf-8"), parse_constant=_no_constant)
@@ -280,7 +278,7 @@ def _json(line: bytes) -> Any:
 
 def _header(line: bytes | None, file: Path) -> dict[str, Any]:
     try:
-        header = _json(line) if line is not None else None
+        header = parse_line(line) if line is not None else None
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
@@ -299,7 +297,7 @@ def _header(line: bytes | None, file: Path) -> dict[str, Any]:
 
 def _event_line(line: bytes) -> tuple[Event | None, float]:
     """The event on a line and its time; ValueError when the line is damaged."""
-    data = _json(line)
+    data = parse_line(line)
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     event = event_from_dict(data)
@@ -316,7 +314,7 @@ def read_trace(path: Path | str) -> Trace:
     says so; any other damaged line is an error.
     """
     file = Path(path)
-    with _open_regular(file) as stream:
+    with open_regular(file) as stream:
         lines = _lines(stream, file)
         first = next(lines, None)
         trace = Trace(_header(first[1] if first else None, file))
@@ -336,78 +334,3 @@ def read_trace(path: Path | str) -> Trace:
             trace.events.append(event)
             trace.times.append(moment)
     return trace
-
-
-def trace_filename(question: str, now: datetime | None = None) -> str:
-    """A file name for a new trace: time stamp and a slug of the question."""
-    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S-%f")[:-3]
-    slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40].strip("-")
-    return f"{stamp}-{slug or 'run'}.jsonl"
-
-
-MAX_TRACES = 50
-TAIL_BYTES = 65536  # the final event is read from the end of the file
-SUMMARY_HEADER_BYTES = 1024 * 1024  # a header line longer than this is not listed as a trace
-
-
-@dataclass(frozen=True)
-class TraceSummary:
-    """A trace file, what its header says, and how the run ended (a stop reason,
-    "interrupted" when the final event is missing, or "not a trace")."""
-
-    path: Path
-    question: str
-    model: str
-    outcome: str = "interrupted"
-    docs: str = ""  # the docs folder the run answered from, as the header gives it
-
-
-def _summary(path: Path) -> TraceSummary:
-    header: Any = None
-    outcome = "interrupted"
-    try:
-        with _open_regular(path) as stream:
-            header = _json(stream.readline(SUMMARY_HEADER_BYTES))
-            outcome = _outcome(stream)
-    except (TraceError, OSError, ValueError):
-        pass
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        return TraceSummary(path, "?", "?", "not a trace")
-    question, model = header.get("question", "?"), header.get("model", "?")
-    docs = header.get("docs", "")
-    return TraceSummary(
-        path,
-        question if isinstance(question, str) else "?",
-        model if isinstance(model, str) else "?",
-        outcome,
-        docs if isinstance(docs, str) else "",
-    )
-
-
-def _outcome(stream: IO[bytes]) -> str:
-    """How the run ended, from the trace's last line: its stop reason, or "interrupted"."""
-    stream.seek(max(stream.seek(0, 2) - TAIL_BYTES, 0))
-    last = stream.read(TAIL_BYTES).rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    try:
-        data = _json(last)
-    except ValueError:
-        return "interrupted"
-    if isinstance(data, dict) and data.get("type") == "run_finished":
-        reason = data.get("stop_reason")
-        return reason if isinstance(reason, str) else "?"
-    return "interrupted"
-
-
-def _modified(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:  # a dangling link, or a file removed since the listing
-        return 0.0
-
-
-def recent_traces(folder: Path, *, limit: int = MAX_TRACES) -> list[TraceSummary]:
-    """The newest `limit` traces in `folder` (none if it does not exist)."""
-    if not folder.is_dir():
-        return []
-    files = sorted(folder.glob("*.jsonl"), key=lambda p: (_modified(p), p.name), reverse=True)
-    return [_summary(path) for path in files[:limit]]

@@ -4,7 +4,7 @@ import os
 import shutil
 from pathlib import Path
 
-from agent.trace import recent_traces
+from agent.traces import recent_traces
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

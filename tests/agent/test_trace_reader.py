@@ -27,7 +27,8 @@ from agent.messages import Message, ToolCall
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.tools.docs import DocsContext, docs_registry
-from agent.trace import MAX_LINE_BYTES, Trace, read_trace, recent_traces
+from agent.trace import MAX_LINE_BYTES, Trace, read_trace
+from agent.traces import recent_traces
 
 needs_posix = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and /dev")
 

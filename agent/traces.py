@@ -1,0 +1,90 @@
+"""The traces folder: a name for each new trace, and the list of recent runs.
+
+The list reads only each file's header line and the end of its last line, so a folder
+of large or damaged traces lists quickly; the format itself is `agent.trace`'s."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from agent.errors import TraceError
+from agent.trace import FORMAT, open_regular, parse_line
+
+
+def trace_filename(question: str, now: datetime | None = None) -> str:
+    """A file name for a new trace: time stamp and a slug of the question."""
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S-%f")[:-3]
+    slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40].strip("-")
+    return f"{stamp}-{slug or 'run'}.jsonl"
+
+
+MAX_TRACES = 50
+TAIL_BYTES = 65536  # the final event is read from the end of the file
+SUMMARY_HEADER_BYTES = 1024 * 1024  # a header line longer than this is not listed as a trace
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """A trace file, what its header says, and how the run ended (a stop reason,
+    "interrupted" when the final event is missing, or "not a trace")."""
+
+    path: Path
+    question: str
+    model: str
+    outcome: str = "interrupted"
+    docs: str = ""  # the docs folder the run answered from, as the header gives it
+
+
+def _summary(path: Path) -> TraceSummary:
+    header: Any = None
+    outcome = "interrupted"
+    try:
+        with open_regular(path) as stream:
+            header = parse_line(stream.readline(SUMMARY_HEADER_BYTES))
+            outcome = _outcome(stream)
+    except (TraceError, OSError, ValueError):
+        pass
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        return TraceSummary(path, "?", "?", "not a trace")
+    question, model = header.get("question", "?"), header.get("model", "?")
+    docs = header.get("docs", "")
+    return TraceSummary(
+        path,
+        question if isinstance(question, str) else "?",
+        model if isinstance(model, str) else "?",
+        outcome,
+        docs if isinstance(docs, str) else "",
+    )
+
+
+def _outcome(stream: IO[bytes]) -> str:
+    """How the run ended, from the trace's last line: its stop reason, or "interrupted"."""
+    stream.seek(max(stream.seek(0, 2) - TAIL_BYTES, 0))
+    last = stream.read(TAIL_BYTES).rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    try:
+        data = parse_line(last)
+    except ValueError:
+        return "interrupted"
+    if isinstance(data, dict) and data.get("type") == "run_finished":
+        reason = data.get("stop_reason")
+        return reason if isinstance(reason, str) else "?"
+    return "interrupted"
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # a dangling link, or a file removed since the listing
+        return 0.0
+
+
+def recent_traces(folder: Path, *, limit: int = MAX_TRACES) -> list[TraceSummary]:
+    """The newest `limit` traces in `folder` (none if it does not exist)."""
+    if not folder.is_dir():
+        return []
+    files = sorted(folder.glob("*.jsonl"), key=lambda p: (_modified(p), p.name), reverse=True)
+    return [_summary(path) for path in files[:limit]]
