@@ -13,6 +13,7 @@
 # 2.2.2-3.
 # The django held-out set was written against python-django-doc 3:3.2.25-0+deb12u3.
 # The held-out set pytest was written against python-pytest-doc 7.2.1-2.
+# The held-out set click was written against python-click-doc 8.1.3-2.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -38,6 +39,7 @@ package_of() {
         flask) echo python-flask-doc ;;
         django) echo python-django-doc ;;
         pytest) echo python-pytest-doc ;;
+        click) echo python-click-doc ;;
     esac
 }
 
@@ -69,13 +71,15 @@ folder_of() {
             echo /usr/share/doc/python-django-doc/html ;;
         pytest) [[ -f /usr/share/doc/python-pytest-doc/html/index.html ]] &&
             echo /usr/share/doc/python-pytest-doc/html ;;
+        click) [[ -f /usr/share/doc/python-click-doc/html/index.html ]] &&
+            echo /usr/share/doc/python-click-doc/html ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"
