@@ -14,6 +14,7 @@
 # The django held-out set was written against python-django-doc 3:3.2.25-0+deb12u3.
 # The held-out set pytest was written against python-pytest-doc 7.2.1-2.
 # The held-out set click was written against python-click-doc 8.1.3-2.
+# The held-out set zsh was written against zsh-doc 5.9-4 (its HTML is in zsh-common/html).
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -40,6 +41,7 @@ package_of() {
         django) echo python-django-doc ;;
         pytest) echo python-pytest-doc ;;
         click) echo python-click-doc ;;
+        zsh) echo zsh-doc ;;
     esac
 }
 
@@ -73,13 +75,15 @@ folder_of() {
             echo /usr/share/doc/python-pytest-doc/html ;;
         click) [[ -f /usr/share/doc/python-click-doc/html/index.html ]] &&
             echo /usr/share/doc/python-click-doc/html ;;
+        zsh) [[ -f /usr/share/doc/zsh-common/html/index.html ]] &&
+            echo /usr/share/doc/zsh-common/html ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click | zsh) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click zsh)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"

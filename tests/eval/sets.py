@@ -12,7 +12,7 @@ from agent import Corpus, Question, evidence_problems
 
 HERE = Path(__file__).resolve().parent
 BENCH_SETS = ("manual", "httpx", "cmake", "vim", "postgres", "sphinx")
-HELDOUT_SETS = ("python", "git", "apache", "sqlite", "flask", "django", "pytest", "click")
+HELDOUT_SETS = ("python", "git", "apache", "sqlite", "flask", "django", "pytest", "click", "zsh")
 WRITTEN_FOR = {
     "cmake": Path("/usr/share/cmake-3.25/Help"),
     "vim": Path("/usr/share/vim/vim90/doc"),
@@ -26,6 +26,7 @@ WRITTEN_FOR = {
     "django": Path("/usr/share/doc/python-django-doc/html"),
     "pytest": Path("/usr/share/doc/python-pytest-doc/html"),
     "click": Path("/usr/share/doc/python-click-doc/html"),
+    "zsh": Path("/usr/share/doc/zsh-common/html"),
 }
 """The Debian doc folders (Debian 12) whose lines the evidence of those sets counts."""
 
