@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from agent.config import Config, build_agent
 from agent.rerun import RerunReport, rerun
 from agent.session import Session
-from agent.testing import ScriptedModel
+from agent.testing import ScriptedModel, call, reply
 from agent.tools.corpus import Corpus
 from agent.trace import read_trace
 from tests.tui.conftest import CLIENTS, TIMEOUTS, timeout_script
@@ -118,3 +118,33 @@ def test_rerun_of_a_run_without_an_answer_does_not_speak_of_one(
     assert result.exit_code == 0, result.output
     last = result.stdout.splitlines()[-1]
     assert last == "the run ended without an answer: only its tool calls were checked"
+
+
+def test_a_see_also_citation_beside_the_quoted_one_holds_on_unchanged_docs(
+    docs: Path, tmp_path: Path
+) -> None:
+    answer = (
+        "According to advanced/timeouts.md:\n\n> httpx times out after 5 seconds by default.\n\n"
+        "Source: advanced/timeouts.md:3-3\n\nSee also: advanced/timeouts.md:4-6 (Timeouts)."
+    )
+    script = [
+        reply(None, call("read_doc", {"path": "advanced/timeouts.md", "start": 1, "end": 10})),
+        reply(answer),
+    ]
+    config = Config(docs=docs, model="script:see-also", trace_dir=tmp_path / "traces")
+    session = Session(build_agent(config, model=ScriptedModel(script)), trace_dir=tmp_path / "t")
+    for _ in session.ask("What is the default timeout?"):
+        pass
+    assert session.last_trace is not None
+    report = report_for(docs, session.last_trace)
+    assert [(c.label, c.holds) for c in report.citations] == [
+        ("advanced/timeouts.md:3", True),
+        ("advanced/timeouts.md:4-6", True),
+    ]
+    page = docs / "advanced" / "timeouts.md"  # the quoted line moves two lines down
+    page.write_text(page.read_text().replace("# Timeouts\n", "# Timeouts\n\nNew.\n"))
+    moved = report_for(docs, session.last_trace)
+    assert [(c.label, c.holds, c.reason) for c in moved.citations][0][1:] == (
+        False,
+        "line 3 now reads: New.",
+    )
