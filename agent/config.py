@@ -178,6 +178,6 @@ def build_agent(
         token_budget=config.token_budget,
         compaction=compaction_for(config),
         cost=partial(estimate_cost, config.model, extra=config.prices),
-        docs=str(config.docs),
+        docs=str(Path(config.docs).expanduser().absolute()),  # a trace reruns from anywhere
         endpoint=config.endpoint,
     )

@@ -148,3 +148,19 @@ def test_a_see_also_citation_beside_the_quoted_one_holds_on_unchanged_docs(
         False,
         "line 3 now reads: New.",
     )
+
+
+def test_a_run_asked_with_a_relative_docs_folder_reruns_from_anywhere(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(docs.parent)
+    config = Config(docs=Path("docs"), model="script:fixture", trace_dir=tmp_path / "traces")
+    model = ScriptedModel(timeout_script())
+    session = Session(build_agent(config, model=model), trace_dir=tmp_path / "traces")
+    for _ in session.ask("What is the default timeout?"):
+        pass
+    assert session.last_trace is not None
+    assert read_trace(session.last_trace).header["docs"] == str(docs)
+    monkeypatch.chdir("/")
+    result = CliRunner().invoke(app, ["rerun", str(session.last_trace)])
+    assert result.exit_code == 0, result.output
