@@ -36,6 +36,7 @@ _OPEN_FLAGS = (
 PROC_FD = "/proc/self/fd"
 _CHUNK = 1 << 20
 OUTSIDE = "it leads outside the docs folder"
+NOT_REGULAR = "it is not a regular file"
 
 
 class Unreadable(Exception):
@@ -80,20 +81,32 @@ def walk(root: str, keep: Callable[[str], bool]) -> Walked:
             rel = f"{folder}/{name}" if folder else name
             try:
                 if entry.is_symlink():
-                    if _regular_inside(root, entry.path) and keep(rel):
+                    if os.path.isdir(entry.path) or not keep(rel):
+                        continue  # a linked folder is not followed
+                    if (why := _link_problem(root, entry.path)) is None:
                         files.append(rel)
+                    else:
+                        skipped.append(Unreadable(escape_name(rel), why))
                 elif entry.is_dir(follow_symlinks=False):
                     pending.append(rel)
-                elif entry.is_file(follow_symlinks=False) and keep(rel):
-                    files.append(rel)
+                elif entry.is_file(follow_symlinks=False):
+                    if keep(rel):
+                        files.append(rel)
+                elif keep(rel):  # a FIFO, a socket or a device named like a doc
+                    skipped.append(Unreadable(escape_name(rel), NOT_REGULAR))
             except OSError as exc:
                 skipped.append(Unreadable(escape_name(rel), reason_for(exc)))
     return Walked(files, skipped)
 
 
-def _regular_inside(root: str, path: str) -> bool:
+def _link_problem(root: str, path: str) -> str | None:
+    """Why a symlink named like a doc is not one (None: it leads to a file inside)."""
     real = os.path.realpath(path)
-    return inside(root, real) and os.path.isfile(real)
+    if not os.path.lexists(real):
+        return "it is a broken link"
+    if not inside(root, real):
+        return OUTSIDE
+    return None if os.path.isfile(real) else NOT_REGULAR
 
 
 def inside(root: str, real: str) -> bool:

@@ -101,3 +101,20 @@ def test_the_walk_skips_hidden_entries_and_symlinked_folders(folder: Path) -> No
 def test_names_are_shown_printable_and_distinct(name: str, shown: str) -> None:
     assert escape_name(name) == shown
     assert printable(name) == shown.replace("\\\\", "\\")
+
+
+def test_the_walk_counts_links_and_special_files_named_like_docs(
+    folder: Path, tmp_path: Path
+) -> None:
+    (folder / "away.md").symlink_to(tmp_path / "away" / "page.md")
+    (folder / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    (folder / "near.md").symlink_to(folder / "sub" / "page.md")
+    os.mkfifo(folder / "pipe.md")
+    os.mkfifo(folder / "pipe.sock")  # not a doc by its name: not counted here
+    found = walk(str(folder), lambda name: name.endswith(".md"))
+    assert sorted(found.files) == ["near.md", "sub/page.md"]
+    assert sorted((s.name, s.reason) for s in found.skipped) == [
+        ("away.md", "it leads outside the docs folder"),
+        ("gone.md", "it is a broken link"),
+        ("pipe.md", "it is not a regular file"),
+    ]
