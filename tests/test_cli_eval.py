@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.trace import read_trace
-from tests.chatserver import MODEL, ChatServer, Reply
+from tests.chatserver import MODEL, ChatServer, Reply, Status
 from tui.cli import app
 
 QUESTIONS = [
@@ -233,3 +233,18 @@ def test_eval_against_an_endpoint_counts_the_servers_tokens(
     assert [r["outcome"] for r in report["results"]] == ["hit", "miss", "answered"]
     assert [(r["tokens"], r["tokens_estimated"]) for r in report["results"]] == [(15, False)] * 3
     assert "sk-test-eval" not in out + err
+
+
+def test_a_failure_line_shows_control_characters_from_the_server_visibly(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    chat_server.push(Status(400, "bad \x1b]0;T\x07 request"))
+    questions = question_file(tmp_path, [{"question": "How do I replay a saved run?"}])
+    code, _, err = run_eval(
+        questions, "--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url
+    )
+    assert code == 1
+    assert err.splitlines()[-1].startswith("docsagent: 1 of 1 questions failed; line-1: ")
+    assert err.splitlines()[-1].endswith(": bad \u241b]0;T\u2407 request")
+    assert "\x1b" not in err and "\x07" not in err
