@@ -243,6 +243,7 @@ class ChatServer:
         self.script: deque[Response] = deque()
         self.stopping = threading.Event()
         self._lock = threading.Lock()
+        self._received = threading.Condition(self._lock)
         self._open: set[socket.socket] = set()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -260,6 +261,11 @@ class ChatServer:
         """Queue responses, answered in order."""
         with self._lock:
             self.script.extend(responses)
+
+    def wait_for_requests(self, count: int, timeout: float = 10.0) -> bool:
+        """Wait until `count` requests have arrived (False if they did not within `timeout`)."""
+        with self._received:
+            return self._received.wait_for(lambda: len(self.requests) >= count, timeout)
 
     def start(self) -> ChatServer:
         self._thread.start()
@@ -289,6 +295,7 @@ class ChatServer:
             self.requests.append(body)
             self.request_bytes.append(size)
             self.headers.append(headers)
+            self._received.notify_all()
             if (
                 self.api_key is not None
                 and headers.get("authorization") != f"Bearer {self.api_key}"

@@ -1,13 +1,18 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from agent.trace import read_trace
-from tests.chatserver import MODEL, ChatServer, Reply
+from tests.chatserver import MODEL, ChatServer, Hang, Reply, Status
 from tui.cli import app
 
 QUESTIONS = [
@@ -233,3 +238,49 @@ def test_eval_against_an_endpoint_counts_the_servers_tokens(
     assert [r["outcome"] for r in report["results"]] == ["hit", "miss", "answered"]
     assert [(r["tokens"], r["tokens_estimated"]) for r in report["results"]] == [(15, False)] * 3
     assert "sk-test-eval" not in out + err
+
+
+def test_ctrl_c_cancels_the_requests_in_flight_at_once(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, cli_env: Path
+) -> None:
+    chat_server.push(*[Hang(answer=False, seconds=10)] * 2)  # accepted, never answered
+    script = Path(sys.executable).parent / "docsagent"
+    # The child inherits an ignored SIGINT (a run started in the background); restore it.
+    old_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    proc = subprocess.Popen(
+        [str(script), "eval", question_file(tmp_path, QUESTIONS[:2]), "--docs", str(docs),
+         "--base-url", chat_server.base_url, "--model", MODEL],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "LLM_API_KEY": "sk-test-eval"},
+    )  # fmt: skip
+    signal.signal(signal.SIGINT, old_handler)
+    assert chat_server.wait_for_requests(2), proc.kill() or proc.communicate()
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert time.monotonic() - sent < 5.0  # not the 10 s the server holds the requests
+    assert proc.returncode == 130, err
+    assert out == ""
+    (folder,) = cli_env.iterdir()
+    assert err.splitlines() == [f"docsagent: interrupted (traces so far: {folder})"]
+    traces = sorted(folder.iterdir())
+    assert [p.name for p in traces] == ["001-replay.jsonl", "002-upgrade.jsonl"]
+    for path in traces:
+        trace = read_trace(path)
+        assert trace.complete
+        assert trace.events[-1].stop_reason == "cancelled"  # type: ignore[attr-defined]
+
+
+def test_a_failure_line_shows_control_characters_from_the_server_visibly(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    chat_server.push(Status(400, "bad \x1b]0;T\x07 request"))
+    questions = question_file(tmp_path, [{"question": "How do I replay a saved run?"}])
+    code, _, err = run_eval(
+        questions, "--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url
+    )
+    assert code == 1
+    assert err.splitlines()[-1].startswith("docsagent: 1 of 1 questions failed; line-1: ")
+    assert err.splitlines()[-1].endswith(": bad \u241b]0;T\u2407 request")
+    assert "\x1b" not in err and "\x07" not in err

@@ -25,6 +25,7 @@ from agent import (
 )
 from tui.eval_report import eval_json, results_table, summary_lines
 from tui.printer import preview
+from tui.terminal import visible
 
 ENDPOINT_CONCURRENCY = 4
 """Questions run at once against an endpoint; the offline and script models run one at a time
@@ -155,10 +156,9 @@ def _exit_code(
     failed = [r for r in results if r.stop_reason == "error"]
     if failed:
         first = failed[0]
-        err.write(
-            f"docsagent: {len(failed)} of {len(results)} questions failed; "
-            f"{first.question.id}: {first.error}\n"
-        )
+        line = f"{len(failed)} of {len(results)} questions failed; {first.question.id}: "
+        line += visible(f"{first.error}")  # the error can quote a server's text
+        err.write(f"docsagent: {line}\n")
         return EXIT_FAILED
     if min_hit is not None and (hit_rate or 0.0) < min_hit:
         err.write(

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -65,6 +65,8 @@ class EvalRun:
     corpus: Corpus
     trace_dir: Path
     concurrency: int = 1
+    _running: set[Session] = field(default_factory=set, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def run_one(
         self, index: int, question: Question, *, cancel: threading.Event | None = None
@@ -76,11 +78,16 @@ class EvalRun:
             trace_path=self.trace_dir / trace_name(index, question),
         )
         events: list[Event] = []
+        with self._lock:
+            self._running.add(session)
         try:
             for event in session.ask(question.question, cancel=cancel):
                 events.append(event)  # kept for the citation check: what the run read
         except AgentError:
             pass  # the run's final event carries the error
+        finally:
+            with self._lock:
+                self._running.discard(session)
         finished = session.last_finished or Totals().finish(
             "cancelled", elapsed_s=0.0, error="interrupted"
         )
@@ -103,8 +110,20 @@ class EvalRun:
             for future in as_completed(futures):
                 yield future.result()
         finally:
-            cancel.set()
+            cancel.set()  # a question that has not started yet ends at its first step
+            self._cancel_running()
             pool.shutdown(wait=True, cancel_futures=True)
+
+    def _cancel_running(self) -> None:
+        """End the questions under way at once, as `ask` does on Ctrl+C.
+
+        The shared `cancel` alone is seen only between steps: a run waiting on a server
+        that never answers would hold its worker (and eval's exit) until the timeout.
+        """
+        with self._lock:
+            running = list(self._running)
+        for session in running:
+            session.cancel()
 
 
 def run_questions(

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from agent.testing import ScriptedModel, call, reply
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
 from agent.trace import read_trace
+from tests.chatserver import MODEL, ChatServer, Hang, Reply
 
 REPLAY = Question(
     question="How do I replay a saved run?",
@@ -115,6 +117,9 @@ class MeetingModel:
         self.barrier.wait()
         yield from self.inner.query(messages, tools, cancel=cancel)
 
+    def cancel(self) -> None:
+        self.inner.cancel()
+
 
 def test_concurrent_questions_run_at_once_and_come_back_in_question_order(
     docs: Path, tmp_path: Path
@@ -155,6 +160,9 @@ class HoldsUpgrades:
             return
         yield from ScriptedModel([reply("Quick (replay.md:3-3).")]).query(messages, tools)
 
+    def cancel(self) -> None:
+        """Nothing to cut short: a held question returns once the run's cancel is set."""
+
 
 def test_stopping_early_cancels_the_runs_still_going(docs: Path, tmp_path: Path) -> None:
     corpus = Corpus.open(docs)
@@ -174,6 +182,35 @@ def test_stopping_early_cancels_the_runs_still_going(docs: Path, tmp_path: Path)
     trace = read_trace(tmp_path / "t" / "002-upgrade.jsonl")
     assert trace.complete
     assert trace.events[-1].stop_reason == "cancelled"  # type: ignore[attr-defined]
+
+
+def test_stopping_early_cuts_short_requests_the_server_never_answers(
+    chat_server: ChatServer, docs: Path, tmp_path: Path
+) -> None:
+    held = Hang(answer=False, seconds=10)  # accepted, never answered
+    chat_server.push(Reply(content="Quick (replay.md:3-3)."), held, held)
+    config = Config(
+        docs=docs, model=MODEL, base_url=chat_server.base_url, api_key="sk-test", max_retries=0
+    )
+    run = EvalRun(
+        make_agent=lambda: build_agent(config),
+        corpus=Corpus.open(docs),
+        trace_dir=tmp_path / "t",
+        concurrency=3,
+    )
+    results = run.results([REPLAY, UPGRADE, BREAD])
+    quick = next(results)  # the one the server answered
+    assert chat_server.wait_for_requests(3)  # the other two are held by the server
+    began = time.monotonic()
+    results.close()  # what Ctrl+C in `docsagent eval` does
+    assert time.monotonic() - began < 2.0  # not the 10 s the server holds them
+    traces = sorted((tmp_path / "t").iterdir())
+    assert len(traces) == 3
+    for path in traces:
+        trace = read_trace(path)
+        assert trace.complete
+        want = "answered" if path == quick.trace else "cancelled"
+        assert trace.events[-1].stop_reason == want  # type: ignore[attr-defined]
 
 
 def test_trace_names_sort_in_question_order() -> None:
