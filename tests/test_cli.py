@@ -174,6 +174,27 @@ def test_replay_print_shows_the_run_as_ask_did(docs: Path, tmp_path: Path) -> No
     assert result.stderr.splitlines()[2].startswith("answered after 3 steps")
 
 
+@pytest.mark.parametrize(
+    ("turns", "more", "line"),
+    [
+        (TURNS, ["--max-steps", "2"], "docsagent: no answer within 2 steps"),
+        (TURNS[:1], [], "docsagent: the script has only 1 turns"),
+    ],
+)
+def test_replay_print_ends_with_the_error_line_ask_printed(
+    docs: Path, tmp_path: Path, turns: list[dict[str, object]], more: list[str], line: str
+) -> None:
+    trace = tmp_path / "run.jsonl"
+    model = script(tmp_path, turns)
+    code, _, err = ask("How?", "--docs", str(docs), "--model", model, "--trace", str(trace), *more)
+    assert code != 0 and err.splitlines()[-1] == line
+    result = CliRunner().invoke(app, ["replay", str(trace), "--print"])
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == line
+    assert result.stderr.splitlines()[-2].startswith(err.splitlines()[-2].split(" · ")[0])
+
+
 def test_replay_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     newer = tmp_path / "new.jsonl"
     newer.write_text('{"type": "header", "format": "docsagent-trace", "version": 9}\n')

@@ -209,6 +209,8 @@ def print_trace(trace: Trace, terminal: Terminal) -> None:
             if event.answer is not None:
                 set_apart(terminal)
                 terminal.answer(event.answer)
+            if event.error and event.stop_reason != "answered":  # as `report_run` ends
+                warn(terminal, f"docsagent: {event.error}")
     if trace.damaged_tail:
         terminal.warn("docsagent: the trace's last line is damaged (cut off); it was left out")
     if not trace.complete:

@@ -381,11 +381,12 @@ def _set_turn(state: ViewState, turn: TurnEntry) -> ViewState:
 def _closed(turn: TurnEntry, note: str) -> TurnEntry:
     """The turn done streaming, its unfinished cards ended with `note` as an error.
 
-    Text still streaming is a reply cut short: it is shown as Markdown, as the answer
-    it was becoming would have been.
+    Text without tool calls that is not the answer is a reply cut short, whether it was
+    still streaming or had arrived whole before the run's final event: it is shown as
+    Markdown, as the answer it was becoming would have been.
     """
     cards = tuple(replace(c, output=note, error=True) if c.running else c for c in turn.cards)
-    partial = turn.partial or (turn.streaming and bool(turn.body) and not turn.cards)
+    partial = turn.partial or (bool(turn.body) and not turn.cards and not turn.answer)
     return replace(turn, streaming=False, cards=cards, partial=partial)
 
 

@@ -39,3 +39,26 @@ def test_the_end_of_an_interrupted_trace_is_shown_as_cut_short() -> None:
     assert turn.cards[0].output == "(no result: the trace ends before this call finished)"
     assert end.entries[-1] == NoticeEntry("the trace ends here: the run was interrupted", "warning")
     assert replayer.seek(1).run == "thinking"  # stepping back shows the recorded state again
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_trace_cut_off_in_its_answer_shows_the_reply_as_markdown(whole: bool) -> None:
+    """Cut off while the answer streamed, or after its whole message but before the final
+    event (the last line damaged mid-write): either way the reply shows as Markdown."""
+    from agent.events import MessageAppended, ModelRequested, RunStarted, TextDelta
+    from agent.messages import assistant
+    from tui.state import TurnEntry
+
+    text = "Use `docsagent replay FILE` (replay.md:3)."
+    events = [
+        RunStarted(question="q", model="m", max_steps=8),
+        ModelRequested(step=1, n_messages=2),
+        TextDelta(step=1, text=text),
+    ]
+    if whole:
+        events.append(MessageAppended(step=1, message=assistant(text)))
+    end = Replayer(events, [0.0] * len(events), complete=False).seek(len(events))
+    turn = end.entries[-2]
+    assert isinstance(turn, TurnEntry) and turn.text == text
+    assert turn.partial and turn.markdown and not turn.answer and not turn.streaming
+    assert end.run == "interrupted"
