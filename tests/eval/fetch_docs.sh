@@ -13,6 +13,7 @@
 # 2.2.2-3.
 # The django held-out set was written against python-django-doc 3:3.2.25-0+deb12u3.
 # The held-out set pytest was written against python-pytest-doc 7.2.1-2.
+# The held-out set node was written against nodejs-doc 18.20.4+dfsg-1~deb12u3.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -38,6 +39,7 @@ package_of() {
         flask) echo python-flask-doc ;;
         django) echo python-django-doc ;;
         pytest) echo python-pytest-doc ;;
+        node) echo nodejs-doc ;;
     esac
 }
 
@@ -69,13 +71,14 @@ folder_of() {
             echo /usr/share/doc/python-django-doc/html ;;
         pytest) [[ -f /usr/share/doc/python-pytest-doc/html/index.html ]] &&
             echo /usr/share/doc/python-pytest-doc/html ;;
+        node) [[ -f /usr/share/doc/nodejs/api/index.html ]] && echo /usr/share/doc/nodejs/api ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | node) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest node)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"

@@ -70,6 +70,7 @@ def test_evidence_ranges_lie_inside_their_docs_and_hold_the_terms(name: str) -> 
         "flask",
         "django",
         "pytest",
+        "node",
     ],
 )
 def test_debian_doc_sets_match_when_installed(name: str) -> None:
