@@ -15,6 +15,7 @@
 # The held-out set pytest was written against python-pytest-doc 7.2.1-2.
 # The held-out set click was written against python-click-doc 8.1.3-2.
 # The held-out set zsh was written against zsh-doc 5.9-4 (its HTML is in zsh-common/html).
+# The held-out set node was written against nodejs-doc 18.20.4+dfsg-1~deb12u3.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -42,6 +43,7 @@ package_of() {
         pytest) echo python-pytest-doc ;;
         click) echo python-click-doc ;;
         zsh) echo zsh-doc ;;
+        node) echo nodejs-doc ;;
     esac
 }
 
@@ -77,13 +79,14 @@ folder_of() {
             echo /usr/share/doc/python-click-doc/html ;;
         zsh) [[ -f /usr/share/doc/zsh-common/html/index.html ]] &&
             echo /usr/share/doc/zsh-common/html ;;
+        node) [[ -f /usr/share/doc/nodejs/api/index.html ]] && echo /usr/share/doc/nodejs/api ;;
     esac
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click | zsh) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click zsh)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click | zsh | node) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click zsh node)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"

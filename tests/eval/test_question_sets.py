@@ -72,6 +72,7 @@ def test_evidence_ranges_lie_inside_their_docs_and_hold_the_terms(name: str) -> 
         "pytest",
         "click",
         "zsh",
+        "node",
     ],
 )
 def test_debian_doc_sets_match_when_installed(name: str) -> None:
