@@ -46,6 +46,8 @@ from agent.tools.textscan import (
 
 NOT_DOCS = frozenset({"license", "licence", "copying", "notice"})
 TITLE_LINES = 40  # a title is a heading among a doc's first lines
+RECENT_CHARS = 32 * 1024 * 1024
+"""Characters of doc text kept for the next `lines` call, the most recently read docs'."""
 
 
 class OutsideDocs(ValueError):
@@ -105,6 +107,7 @@ class Corpus:
         self._builds: dict[str, bool] = {}  # folder -> whether a builder wrote it
         self._unread: dict[str, str] = {}  # docs that could not be read when last tried
         self._docs: OrderedDict[str, Doc] = OrderedDict()
+        self._recent: OrderedDict[str, DocText] = OrderedDict()  # texts last read, by doc
         self._cached_bytes = 0
 
     @classmethod
@@ -286,8 +289,25 @@ class Corpus:
     def lines(self, rel: str, start: int, end: int) -> list[str]:
         """Lines `start` to `end` (1-based, inclusive) of a doc as it reads now: fewer if
         the doc is shorter; raises Unreadable as `read` does."""
-        found = lines_at(self.read(rel).text, range(max(start, 1), end + 1))
+        found = lines_at(self._recent_text(rel), range(max(start, 1), end + 1))
         return list(found.values())
+
+    def _recent_text(self, rel: str) -> str:
+        """A doc's text as `read` gives it, kept for the next read while its file is
+        unchanged: a model reads one doc in several ranges, and a built page can take
+        seconds to turn into text (Node's 6 MB `all.html`, 3.6 s)."""
+        self.paths()
+        kept = self._recent.get(rel)
+        if kept is not None and rel in self._files and kept.key == current_key(self._files[rel]):
+            self._recent.move_to_end(rel)
+            return kept.text
+        read = self.read(rel)
+        self._recent.pop(rel, None)
+        if len(read.text) <= RECENT_CHARS:
+            self._recent[rel] = read
+            while sum(len(d.text) for d in self._recent.values()) > RECENT_CHARS:
+                self._recent.popitem(last=False)
+        return read.text
 
     def title(self, rel: str) -> str:
         """The doc's first heading, or ''."""

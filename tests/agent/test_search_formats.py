@@ -174,3 +174,19 @@ def test_an_unreadable_doc_is_counted_not_fatal(mixed: Path) -> None:
     ]
     grep = call(ctx, "grep_docs", '{"keyword": "gone"}')[0].splitlines()
     assert grep[0].startswith("(skipped 2 docs") and grep[1].startswith("no matches")
+
+
+def test_a_doc_read_in_several_ranges_is_turned_into_text_once_while_unchanged(
+    mixed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = Corpus.open(mixed)
+    reads: list[str] = []
+    real_read = corpus.read
+    monkeypatch.setattr(corpus, "read", lambda rel: reads.append(rel) or real_read(rel))
+    first = corpus.lines("timeouts.html", 1, 3)
+    assert corpus.lines("timeouts.html", 5, 5) == ["## Pool timeout"]
+    assert corpus.lines("timeouts.html", 1, 3) == first and reads == ["timeouts.html"]
+    page = mixed / "timeouts.html"
+    page.write_text(page.read_text().replace("Pool timeout", "Pool limit"))
+    assert corpus.lines("timeouts.html", 5, 5) == ["## Pool limit"]
+    assert reads == ["timeouts.html", "timeouts.html"]
