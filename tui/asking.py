@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from agent import AgentError, Citation, DocsContext, Event, RunFinished, Trace
+from agent import AgentError, Citation, Corpus, DocsContext, Event, RunFinished, Trace
 from tui.options import Options, explain
 from tui.outcomes import OUTCOMES
 from tui.terminal import Terminal
@@ -116,7 +116,7 @@ def report_run(
     *,
     events: list[Event],
     as_json: bool,
-    docs: Path,
+    docs: Path | Corpus,
     signum: int | None = None,
 ) -> None:
     """The summary, the answer (or JSON) and the exit code, from the run's `events`."""
@@ -160,14 +160,17 @@ def set_apart(terminal: Terminal) -> None:
         terminal.warn("")
 
 
-def checked_citations(finished: RunFinished, events: list[Event], docs: Path) -> list[Citation]:
-    """The answer's citations, checked against the docs and the run's tool results."""
-    from agent import Corpus, find_citations
+def checked_citations(
+    finished: RunFinished, events: list[Event], docs: Path | Corpus
+) -> list[Citation]:
+    """The answer's citations, checked against the docs (the run's own, or a folder) and
+    the run's tool results."""
+    from agent import find_citations
 
     if not finished.answer:
         return []
     try:
-        corpus = Corpus.open(docs)
+        corpus = docs if isinstance(docs, Corpus) else Corpus.open(docs)
     except AgentError:
         return find_citations(finished.answer, None, events)
     return find_citations(finished.answer, corpus, events)

@@ -218,7 +218,7 @@ def ask(
         terminal,
         events=events,
         as_json=as_json,
-        docs=config.docs,
+        docs=folder.corpus,  # its texts are at hand: a big page is not turned into text again
         signum=next(iter(stopped_by), None),
     )
 

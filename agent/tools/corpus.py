@@ -279,7 +279,7 @@ class Corpus:
                 yield exc
 
     def _load(self, rel: str) -> Doc:
-        read = self.read(rel)
+        read = self.text(rel)
         folded, full = fold(read.text)
         head = read.text.split("\n", TITLE_LINES)[:TITLE_LINES]
         title = first_heading(head, heading_style(rel))
@@ -289,25 +289,26 @@ class Corpus:
     def lines(self, rel: str, start: int, end: int) -> list[str]:
         """Lines `start` to `end` (1-based, inclusive) of a doc as it reads now: fewer if
         the doc is shorter; raises Unreadable as `read` does."""
-        found = lines_at(self._recent_text(rel), range(max(start, 1), end + 1))
+        found = lines_at(self.text(rel).text, range(max(start, 1), end + 1))
         return list(found.values())
 
-    def _recent_text(self, rel: str) -> str:
-        """A doc's text as `read` gives it, kept for the next read while its file is
-        unchanged: a model reads one doc in several ranges, and a built page can take
-        seconds to turn into text (Node's 6 MB `all.html`, 3.6 s)."""
+    def text(self, rel: str) -> DocText:
+        """A doc's text as `read` gives it, kept for the next call while its file is
+        unchanged (the most recent docs, `RECENT_CHARS` in all): a model reads one doc
+        in several ranges, and a built page can take seconds to turn into text (Node's
+        6 MB `all.html`, 3.6 s). Raises Unreadable as `read` does."""
         self.paths()
         kept = self._recent.get(rel)
         if kept is not None and rel in self._files and kept.key == current_key(self._files[rel]):
             self._recent.move_to_end(rel)
-            return kept.text
+            return kept
         read = self.read(rel)
         self._recent.pop(rel, None)
         if len(read.text) <= RECENT_CHARS:
             self._recent[rel] = read
             while sum(len(d.text) for d in self._recent.values()) > RECENT_CHARS:
                 self._recent.popitem(last=False)
-        return read.text
+        return read
 
     def title(self, rel: str) -> str:
         """The doc's first heading, or ''."""

@@ -142,7 +142,7 @@ def _hit_lines(
     hits: list[str] = []
     for rel, numbers in shown:
         try:
-            text = corpus.read(rel).text
+            text = corpus.text(rel).text
         except Unreadable as exc:  # gone since it was searched
             unread.append(exc)
             continue
@@ -219,7 +219,7 @@ def read_range(corpus: Corpus, path: str, start: int, end: int) -> Shown:
     """
     try:
         rel = corpus.resolve(path)
-        text = corpus.read(rel).text
+        text = corpus.text(rel).text
     except OutsideDocs as exc:
         raise ToolError(f"error: {exc}; {LIST_HINT}") from None
     except Unreadable as exc:

@@ -186,6 +186,10 @@ def test_a_doc_read_in_several_ranges_is_turned_into_text_once_while_unchanged(
     first = corpus.lines("timeouts.html", 1, 3)
     assert corpus.lines("timeouts.html", 5, 5) == ["## Pool timeout"]
     assert corpus.lines("timeouts.html", 1, 3) == first and reads == ["timeouts.html"]
+    ctx = DocsContext(corpus)
+    shown, error = call(ctx, "read_doc", '{"path": "timeouts.html", "start": 5, "end": 5}')
+    assert not error and corpus.line_count("timeouts.html") == 13
+    assert reads == ["timeouts.html"]  # read_doc and the line count use the same text
     page = mixed / "timeouts.html"
     page.write_text(page.read_text().replace("Pool timeout", "Pool limit"))
     assert corpus.lines("timeouts.html", 5, 5) == ["## Pool limit"]
