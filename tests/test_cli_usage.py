@@ -145,3 +145,10 @@ def test_the_step_limit_is_worded_in_the_singular_for_one_step(docs: Path) -> No
     assert code == 3
     assert err.splitlines()[-1] == "docsagent: no answer within 1 step"
     assert "no answer after 1 step · 1 tool call · " in err
+
+
+@pytest.mark.parametrize("args", [["ask", "q", "--docs", ""], ["--docs", " ", "ask", "q"]])
+def test_an_empty_docs_folder_is_refused_not_read_as_the_current_one(args: list[str]) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert "Invalid value for '--docs'" in result.stderr and "is empty" in result.stderr

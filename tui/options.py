@@ -44,6 +44,14 @@ SETTINGS: dict[str, str] = {
 }
 """Where the user sets each `Config` field that an error can name."""
 
+
+def docs_folder(value: str) -> Path:
+    """`--docs PATH`: an empty one would mean the current folder, which nobody types."""
+    if not value.strip():
+        raise typer.BadParameter("is empty: give a docs folder, or leave it out for the manual")
+    return Path(value)
+
+
 Docs = Annotated[
     Path | None,
     typer.Option(
@@ -52,6 +60,7 @@ Docs = Annotated[
         envvar="DOCSAGENT_DOCS",
         help="Docs folder to answer from [default: the bundled manual].",
         show_default=False,
+        parser=docs_folder,
     ),
 ]
 Model = Annotated[
