@@ -56,25 +56,7 @@ def test_evidence_ranges_lie_inside_their_docs_and_hold_the_terms(name: str) -> 
     assert drift(load_questions(question_file(name)), docs) == []
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "cmake",
-        "vim",
-        "postgres",
-        "sphinx",
-        "python",
-        "git",
-        "apache",
-        "sqlite",
-        "flask",
-        "django",
-        "pytest",
-        "click",
-        "zsh",
-        "node",
-    ],
-)
+@pytest.mark.parametrize("name", list(WRITTEN_FOR))  # every Debian set, bench and held out
 def test_debian_doc_sets_match_when_installed(name: str) -> None:
     docs = locate((name,), install=False).get(name)
     if docs is None:
