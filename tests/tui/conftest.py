@@ -27,6 +27,8 @@ from agent.messages import Message, assistant, system, tool_result, user
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.trace import Trace
+from tui.app import DocsAgentApp
+from tui.screens.chat import ChatScreen
 
 TIMEOUTS = "\n".join(
     ["# Timeouts", "", "httpx times out after 5 seconds by default."]
@@ -129,3 +131,16 @@ async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float 
     while not check():
         assert time.monotonic() < deadline, "the app never reached the expected state"
         await pilot.pause()
+
+
+def chat(app: DocsAgentApp) -> ChatScreen:
+    screen = app.screen
+    assert isinstance(screen, ChatScreen)
+    return screen
+
+
+async def settle(pilot: Pilot[int], runs: int = 1) -> None:
+    """Wait until the screen has shown the end of its `runs`-th run."""
+    screen = chat(pilot.app)
+    await until(pilot, lambda: screen.state.runs >= runs and not screen.state.busy)
+    await pilot.pause()

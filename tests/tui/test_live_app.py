@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import queue
 import threading
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 
 from agent.config import Config
 from agent.errors import AuthenticationError
@@ -21,12 +19,9 @@ from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.tools.registry import ToolRegistry
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, timeout_script, until
+from tests.tui.conftest import SessionFactory, chat, settle, timeout_script, until
 from tui.app import DocsAgentApp, chat_app
 from tui.history import History
-from tui.screens.chat import ChatScreen
-from tui.screens.replay import ReplayScreen
-from tui.screens.trace_picker import TracePicker
 from tui.state import reduce
 from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
@@ -38,19 +33,6 @@ from tui.widgets.tool_card import ToolCard
 from tui.widgets.turn_view import TurnView
 
 pytestmark = pytest.mark.asyncio
-
-
-def chat(app: DocsAgentApp) -> ChatScreen:
-    screen = app.screen
-    assert isinstance(screen, ChatScreen)
-    return screen
-
-
-async def settle(pilot: Pilot[int], runs: int = 1) -> None:
-    """Wait until the screen has shown the end of its `runs`-th run."""
-    screen = chat(pilot.app)
-    await until(pilot, lambda: screen.state.runs >= runs and not screen.state.busy)
-    await pilot.pause()
 
 
 def texts(app: DocsAgentApp) -> list[str]:
@@ -178,31 +160,6 @@ async def test_a_model_error_shows_one_line_and_a_standing_notice_until_the_next
         await settle(pilot, runs=2)
         assert chat(app).state.answer == "Five."
         assert bar.notices == () and not bar.display
-
-
-async def test_ctrl_o_replays_a_recent_trace(make_session: SessionFactory, config: Config) -> None:
-    session, _ = make_session([reply(None, call("list_docs")), reply("Two docs.")])
-    app = chat_app(session, config, question="which docs?")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        live = chat(app).state
-        await pilot.press("ctrl+o")
-        await until(pilot, lambda: isinstance(app.screen, TracePicker))
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
-        replay = app.screen
-        assert isinstance(replay, ReplayScreen)
-        await pilot.press("end")
-        assert replay.state == live
-        await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
-        await pilot.press("ctrl+o")
-        await until(pilot, lambda: isinstance(app.screen, TracePicker))
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
-        await pilot.press("q")  # from the chat, q goes back: the conversation is kept
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
-        assert app.is_running and chat(app).state.runs == live.runs
 
 
 async def test_the_command_palette_lists_the_actions(
@@ -365,29 +322,6 @@ async def test_up_and_down_recall_questions_from_an_earlier_launch(
         await pilot.press("up")
         assert box.value == "how do I disable it?"
     assert History(history).questions == ["default timeout?", "how do I disable it?"]
-
-
-async def test_recent_traces_say_which_docs_folder_each_run_used(
-    make_session: SessionFactory, config: Config
-) -> None:
-    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "answered.jsonl"
-    header, *rest = fixture.read_text(encoding="utf-8").splitlines(keepends=True)
-    config.trace_dir.mkdir(parents=True)
-    for name, docs in [("a", "/home/me/shared/corpora/httpx-docs"), ("b", "/srv/manual")]:
-        fields = {**json.loads(header), "docs": docs}
-        text = json.dumps(fields) + "\n" + "".join(rest)
-        (config.trace_dir / f"{name}.jsonl").write_text(text, encoding="utf-8")
-    session, _ = make_session([])
-    app = chat_app(session, config)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("ctrl+o")
-        await until(pilot, lambda: isinstance(app.screen, TracePicker))
-        options = app.screen.query_one(OptionList)
-        shown = sorted(str(options.get_option_at_index(i).prompt) for i in range(2))
-        assert [line.split("\n")[1] for line in shown] == [
-            "a.jsonl · scripted · …/me/shared/corpora/httpx-docs · answered",
-            "b.jsonl · scripted · /srv/manual · answered",
-        ]
 
 
 async def test_home_shows_the_question_whatever_has_the_focus(
