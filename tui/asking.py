@@ -10,7 +10,6 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -116,7 +115,7 @@ def report_run(
     *,
     events: list[Event],
     as_json: bool,
-    docs: Path | Corpus,
+    docs: Corpus,
     signum: int | None = None,
 ) -> None:
     """The summary, the answer (or JSON) and the exit code, from the run's `events`."""
@@ -141,9 +140,14 @@ def report_run(
         terminal.say(json.dumps(json_result(finished, trace, citations)))
     elif finished.answer is not None:
         terminal.answer(finished.answer)
+    stop_line(finished, terminal)
+    raise typer.Exit(code)
+
+
+def stop_line(finished: RunFinished, terminal: Terminal) -> None:
+    """The last line of a run that did not answer: what stopped it."""
     if finished.error and finished.stop_reason != "answered":
         warn(terminal, f"docsagent: {finished.error}")
-    raise typer.Exit(code)
 
 
 def warn(terminal: Terminal, text: str) -> None:
@@ -160,20 +164,11 @@ def set_apart(terminal: Terminal) -> None:
         terminal.warn("")
 
 
-def checked_citations(
-    finished: RunFinished, events: list[Event], docs: Path | Corpus
-) -> list[Citation]:
-    """The answer's citations, checked against the docs (the run's own, or a folder) and
-    the run's tool results."""
+def checked_citations(finished: RunFinished, events: list[Event], docs: Corpus) -> list[Citation]:
+    """The answer's citations, checked against the run's docs and its tool results."""
     from agent import find_citations
 
-    if not finished.answer:
-        return []
-    try:
-        corpus = docs if isinstance(docs, Corpus) else Corpus.open(docs)
-    except AgentError:
-        return find_citations(finished.answer, None, events)
-    return find_citations(finished.answer, corpus, events)
+    return find_citations(finished.answer, docs, events) if finished.answer else []
 
 
 def json_result(finished: RunFinished, trace: str | None, citations: list[Any]) -> dict[str, Any]:
@@ -212,8 +207,7 @@ def print_trace(trace: Trace, terminal: Terminal) -> None:
             if event.answer is not None:
                 set_apart(terminal)
                 terminal.answer(event.answer)
-            if event.error and event.stop_reason != "answered":  # as `report_run` ends
-                warn(terminal, f"docsagent: {event.error}")
+            stop_line(event, terminal)  # as `report_run` ends
     if trace.damaged_tail:
         terminal.warn("docsagent: the trace's last line is damaged (cut off); it was left out")
     if not trace.complete:

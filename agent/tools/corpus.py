@@ -47,7 +47,7 @@ from agent.tools.textscan import (
 NOT_DOCS = frozenset({"license", "licence", "copying", "notice"})
 TITLE_LINES = 40  # a title is a heading among a doc's first lines
 RECENT_CHARS = 32 * 1024 * 1024
-"""Characters of doc text kept for the next `lines` call, the most recently read docs'."""
+"""Characters of doc text `Corpus.text` keeps for the next call, the latest docs' in all."""
 
 
 class OutsideDocs(ValueError):

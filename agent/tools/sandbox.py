@@ -185,7 +185,7 @@ def _check_opened(
 
 
 def _not_regular(mode: int) -> str:
-    return "it is a folder now" if stat.S_ISDIR(mode) else "it is not a regular file"
+    return "it is a folder now" if stat.S_ISDIR(mode) else NOT_REGULAR
 
 
 def _read_at_most(fd: int, first: int, most: int) -> bytes:
@@ -230,7 +230,7 @@ _REASONS = {
     errno.ENOTDIR: "a folder on its path is no longer a folder",
     errno.ELOOP: "it is a symbolic link that changed after start-up",
     errno.ENAMETOOLONG: "its path is too long to open",
-    errno.ENXIO: "it is not a regular file",
+    errno.ENXIO: NOT_REGULAR,
 }
 
 
