@@ -79,7 +79,11 @@ folder_of() {
             echo /usr/share/doc/python-click-doc/html ;;
         zsh) [[ -f /usr/share/doc/zsh-common/html/index.html ]] &&
             echo /usr/share/doc/zsh-common/html ;;
-        node) [[ -f /usr/share/doc/nodejs/api/index.html ]] && echo /usr/share/doc/nodejs/api ;;
+        # NodeSource's nodejs package ships other API docs in the same folder: only
+        # Debian's nodejs-doc holds the pages the set counts lines of.
+        node) [[ -f /usr/share/doc/nodejs/api/index.html ]] &&
+            dpkg-query -W -f='${Status}' nodejs-doc 2>/dev/null | grep -q 'ok installed' &&
+            echo /usr/share/doc/nodejs/api ;;
     esac
 }
 
