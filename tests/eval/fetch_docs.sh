@@ -100,10 +100,10 @@ for name in "${sets[@]}"; do
         sudo=()
         [[ $(id -u) -ne 0 ]] && sudo=(sudo)
         if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1; then
+            apt-get install -y -qq --no-install-recommends --no-remove "$package" >/dev/null 2>&1; then
             "${sudo[@]}" apt-get update -qq >/dev/null 2>&1
             "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-                apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1
+                apt-get install -y -qq --no-install-recommends --no-remove "$package" >/dev/null 2>&1
         fi
         folder="$(folder_of "$name")"
     fi
