@@ -11,6 +11,7 @@ calls still running then are waited for first, so no result is dropped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -130,7 +131,8 @@ class ServedTools:
             if self._writer.finished:
                 return None
             elapsed = self._clock() - self._began
-            final = self._totals.finish("cancelled", elapsed_s=elapsed, error=why)
+            each_a_step = dataclasses.replace(self._totals, steps=self._calls)
+            final = each_a_step.finish("cancelled", elapsed_s=elapsed, error=why)
             self._writer.write(final)
         self._writer.close()
         return final
