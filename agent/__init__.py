@@ -50,6 +50,7 @@ from agent.pricing import estimate_cost, parse_prices
 from agent.search import DocsIndex, Hit, IndexReport
 from agent.served import SERVED_MODEL, ServedTools
 from agent.session import Session
+from agent.tail import TraceTail
 from agent.tools.arguments import parse_arguments
 from agent.tools.citations import Citation, citation_spans, find_citations
 from agent.tools.corpus import Corpus
@@ -173,6 +174,7 @@ __all__ = [
     "Trace",
     "TraceError",
     "TraceSummary",
+    "TraceTail",
     "TraceWriter",
     "Usage",
     "build_agent",

@@ -397,6 +397,24 @@ def export(
 
 
 @app.command(cls=DocsCommand)
+def follow(
+    trace: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[TRACE]",
+            help="The trace to follow [default: the newest `docsagent mcp` session's].",
+            show_default=False,
+        ),
+    ] = None,
+    trace_dir: TraceDir = None,
+) -> None:
+    """Watch a trace as it is written: each look-up of a `docsagent mcp` client, live."""
+    from tui.following import follow_trace
+
+    raise typer.Exit(follow_trace(trace, Options(trace_dir=trace_dir)))
+
+
+@app.command(cls=DocsCommand)
 def mcp(
     docs: Docs = None,
     trace_dir: TraceDir = None,
