@@ -2,9 +2,13 @@
 
 One `ServedTools` is one client session and one trace, in the trace format runs use:
 
-    RunStarted  (per call: ToolCallStarted  ToolCallFinished)  RunFinished
+    RunStarted
+    per call: MessageAppended (assistant)  ToolCallStarted  ToolCallFinished
+              MessageAppended (tool)
+    RunFinished
 
-Each call is its own step, so a replay shows one card per look-up. The trace ends with
+Each call is its own step, as if a model had made it, so a replay shows one card per
+look-up and `export` and `rerun` read the trace as they read a run's. The trace ends with
 one `RunFinished` however the session ends (the client left, a signal, a failure), and
 calls still running then are waited for first, so no result is dropped.
 """
@@ -21,7 +25,15 @@ from typing import Any
 
 from agent.defaults import DEFAULT_MAX_OBSERVATION
 from agent.errors import ConfigError
-from agent.events import RunFinished, RunStarted, ToolCallFinished, ToolCallStarted, Totals
+from agent.events import (
+    MessageAppended,
+    RunFinished,
+    RunStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    Totals,
+)
+from agent.messages import ToolCall, assistant, tool_result
 from agent.observation import truncate
 from agent.tools.arguments import MAX_ARGUMENT_CHARS
 from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
@@ -93,6 +105,8 @@ class ServedTools:
             step = self._calls
             call_id = f"mcp-{step}"
             shown = text if len(text) <= MAX_ARGUMENT_CHARS else text[:MAX_ARGUMENT_CHARS] + "…"
+            asked = ToolCall(call_id, name, shown)
+            self._record(MessageAppended(step=step, message=assistant(tool_calls=(asked,))))
             self._record(
                 ToolCallStarted(step=step, tool_call_id=call_id, name=name, arguments=shown)
             )
@@ -112,9 +126,11 @@ class ServedTools:
                         duration_s=round(self._clock() - began, 3),
                     )
                 )
+                sent = truncate(outcome.output, DEFAULT_MAX_OBSERVATION)
+                self._record(MessageAppended(step=step, message=tool_result(asked, sent)))
                 self._running -= 1
                 self._idle.notify_all()
-        return ToolOutcome(truncate(outcome.output, DEFAULT_MAX_OBSERVATION), outcome.error)
+        return ToolOutcome(sent, outcome.error)
 
     @property
     def calls(self) -> int:

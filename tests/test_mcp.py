@@ -174,7 +174,7 @@ async def test_a_client_that_leaves_mid_call_leaves_a_whole_trace(
     trace = read_trace(only_trace(traces))
     assert trace.complete
     kinds = [e.kind for e in trace.events]
-    assert kinds == ["run_started", "tool_start", "tool_end", "run_finished"]
+    assert kinds == ["run_started", "message", "tool_start", "tool_end", "message", "run_finished"]
 
 
 @pytest.mark.asyncio
@@ -281,7 +281,9 @@ def test_closing_waits_for_a_running_call(traces: Path) -> None:
     trace = read_trace(served.path)
     assert [e.kind for e in trace.events] == [
         "run_started",
+        "message",
         "tool_start",
         "tool_end",
+        "message",
         "run_finished",
     ]
