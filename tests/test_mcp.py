@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -287,3 +288,45 @@ def test_closing_waits_for_a_running_call(traces: Path) -> None:
         "message",
         "run_finished",
     ]
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.asyncio
+async def test_streamable_http_serves_on_the_loopback(docs: Path, traces: Path) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, *server_command(docs, traces, "--http", str(port))]
+    with subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
+    ) as server:
+        assert server.stdout is not None
+        try:
+            with anyio.fail_after(TIMEOUT_S):
+                while not listening(port):  # the server is up when its port takes connections
+                    await anyio.sleep(0.05)
+                url = f"http://127.0.0.1:{port}/mcp"
+                async with (
+                    streamable_http_client(url) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    await session.initialize()
+                    refused = await session.call_tool("read_doc", {"path": "../../etc/passwd"})
+            assert refused.is_error and "outside the docs folder" in text_of(refused)
+            server.send_signal(signal.SIGTERM)
+            assert server.wait(TIMEOUT_S) == 143
+            assert server.stdout.read() == b""
+        finally:
+            server.kill()
+    trace = read_trace(only_trace(traces))
+    assert trace.complete and trace.events[-1].error == "terminated (SIGTERM)"
+    assert [e.name for e in trace.events if isinstance(e, ToolCallStarted)] == ["read_doc"]

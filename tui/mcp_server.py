@@ -108,7 +108,7 @@ def serve(served: ServedTools, *, http: int | None = None, host: str = "127.0.0.
 
     server = build_server(served)
     terminal = Terminal()
-    with _stop_signals(served, terminal):
+    with _StopSignals(served, terminal):
         if http is None:
             anyio.run(_serve_stdio, server)
         else:
@@ -131,7 +131,7 @@ async def _serve_http(server: Server[Any], host: str, port: int) -> None:
     await uvicorn.Server(config).serve()
 
 
-class _stop_signals:  # noqa: N801  (a context manager, named for the `with` line)
+class _StopSignals:
     """Within the block, SIGINT, SIGTERM and SIGHUP close the trace and exit 128 + N."""
 
     def __init__(self, served: ServedTools, terminal: Terminal) -> None:
