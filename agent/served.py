@@ -79,7 +79,7 @@ class ServedTools:
             ) from None
         self._clock = clock
         self._began = clock()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a stop signal may close the trace while `close` runs
         self._idle = threading.Condition(self._lock)
         self._calls = 0
         self._running = 0
