@@ -48,7 +48,9 @@ from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
 from agent.observation import RunResult, truncate
 from agent.pricing import estimate_cost, parse_prices
 from agent.search import DocsIndex, Hit, IndexReport
+from agent.served import SERVED_MODEL, ServedTools
 from agent.session import Session
+from agent.tail import TraceTail
 from agent.tools.arguments import parse_arguments
 from agent.tools.citations import Citation, citation_spans, find_citations
 from agent.tools.corpus import Corpus
@@ -153,7 +155,9 @@ __all__ = [
     "RunResult",
     "RunStarted",
     "RunStats",
+    "SERVED_MODEL",
     "SYSTEM_PROMPT",
+    "ServedTools",
     "Session",
     "StopReason",
     "Summary",
@@ -170,6 +174,7 @@ __all__ = [
     "Trace",
     "TraceError",
     "TraceSummary",
+    "TraceTail",
     "TraceWriter",
     "Usage",
     "build_agent",

@@ -20,7 +20,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 
-from agent import Config, DocsIndex, Session, Trace, build_agent, open_docs
+from agent import Config, DocsIndex, Session, Trace, TraceTail, build_agent, open_docs
 from tui.history import History
 from tui.screens.base import TraceScreen
 from tui.screens.chat import ChatScreen
@@ -219,10 +219,13 @@ def replay_app(
     instant: bool = False,
     step: bool = False,
     settings: Path | None = None,
+    follow: TraceTail | None = None,
 ) -> DocsAgentApp:
-    """The app on the replay screen for `trace`."""
+    """The app on the replay screen for `trace` (following it as it grows, with `follow`)."""
     return DocsAgentApp(
-        lambda: ReplayScreen(trace, path=path, speed=speed, instant=instant, step=step),
+        lambda: ReplayScreen(
+            trace, path=path, speed=speed, instant=instant, step=step, follow=follow
+        ),
         settings=settings,
     )
 
@@ -264,7 +267,10 @@ def run_replay(
     instant: bool = False,
     step: bool = False,
     settings: Path | None = None,
+    follow: TraceTail | None = None,
 ) -> int:
-    """Replay `trace` (read from `path`) in the TUI."""
-    replay_app(trace, path=path, speed=speed, instant=instant, step=step, settings=settings).run()
+    """Replay `trace` (read from `path`) in the TUI; with `follow`, show it as it grows."""
+    replay_app(
+        trace, path=path, speed=speed, instant=instant, step=step, settings=settings, follow=follow
+    ).run()
     return 0

@@ -396,6 +396,53 @@ def export(
     Terminal().warn(f"docsagent: wrote {output}")
 
 
+@app.command(cls=DocsCommand)
+def mcp(
+    docs: Docs = None,
+    trace_dir: TraceDir = None,
+    http: Annotated[
+        int | None,
+        typer.Option(
+            "--http",
+            metavar="PORT",
+            min=1,
+            max=65535,
+            help="Serve streamable HTTP on this port instead of stdio.",
+            show_default=False,
+        ),
+    ] = None,
+    host: Annotated[
+        str, typer.Option("--host", metavar="HOST", help="The address --http listens on.")
+    ] = "127.0.0.1",
+) -> None:
+    """Serve the docs to a coding agent over MCP; each session is traced.
+
+    \b
+    Claude Code: claude mcp add docs -- docsagent mcp --docs /path/to/docs
+    """
+    from tui.mcp_server import run_mcp
+
+    raise typer.Exit(run_mcp(Options(docs=docs, trace_dir=trace_dir), http=http, host=host))
+
+
+@app.command(cls=DocsCommand)
+def follow(
+    trace: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[TRACE]",
+            help="The trace to follow [default: the newest `docsagent mcp` session's].",
+            show_default=False,
+        ),
+    ] = None,
+    trace_dir: TraceDir = None,
+) -> None:
+    """Watch a `docsagent mcp` session's look-ups live."""
+    from tui.following import follow_trace
+
+    raise typer.Exit(follow_trace(trace, Options(trace_dir=trace_dir)))
+
+
 def main() -> None:
     """Entry point of the `docsagent` script."""
     app()

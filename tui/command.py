@@ -16,7 +16,7 @@ from typer.core import TyperCommand, TyperGroup
 try:  # recent Typer carries its own copy of Click
     from typer._click.exceptions import NoSuchOption
 except ImportError:  # pragma: no cover - an older Typer, on Click itself
-    from click.exceptions import NoSuchOption  # type: ignore[no-redef, import-not-found]
+    from click.exceptions import NoSuchOption  # type: ignore[no-redef, import-not-found, assignment]
 
 SIMILAR = 0.6
 """How alike (difflib's ratio, 0 to 1) a mistyped option's name must be to suggest one."""

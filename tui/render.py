@@ -284,7 +284,8 @@ def status_text(
     clock = [duration(shown)] if shown is not None else []
     for short in (False, True):
         step = f"step {state.step}/{state.max_steps}" if state.max_steps else "not started"
-        parts = [step, calls]
+        served = not state.max_steps and state.tool_calls  # look-ups of an MCP client
+        parts = [calls] if served else [step, calls]
         if state.repeats:
             parts.append(repeat_counter(state.repeats, short=short))
         parts.append(tokens(state.usage, short=short))

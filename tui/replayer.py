@@ -41,6 +41,12 @@ class Replayer:
     def total(self) -> int:
         return len(self.events)
 
+    def extend(self, events: Sequence[Event], times: Sequence[float]) -> None:
+        """More events of a trace still being written (following it)."""
+        self.events = [*self.events, *events]
+        self.times = [*self.times, *times]
+        self._stops.clear()
+
     def forward(self) -> ViewState:
         """Apply the next event (if any) and return the state."""
         if self.position < self.total:

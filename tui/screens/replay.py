@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import Static
 
-from agent import Trace
+from agent import Trace, TraceError, TraceTail
 from tui.replayer import Replayer, Unit
 from tui.screens.base import Command, TraceScreen
 from tui.widgets.header_bar import HeaderBar
@@ -21,6 +21,7 @@ from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.status_bar import StatusBar
 
 BATCH_GAP_S = 0.02  # events closer than this (after scaling) are shown together
+FOLLOW_POLL_S = 0.25  # how often a followed trace is checked for new lines
 
 
 def _warning(trace: Trace) -> str:
@@ -88,15 +89,19 @@ class ReplayScreen(TraceScreen):
         instant: bool = False,
         step: bool = False,
         standalone: bool = True,
+        follow: TraceTail | None = None,
     ) -> None:
         super().__init__()
+        self.follow = follow  # a trace still being written: shown as it grows
         self.trace = trace
         self.path = path
-        self.replayer = Replayer(trace.events, trace.times, speed=speed, complete=trace.complete)
+        whole = trace.complete or follow is not None  # a followed trace is not cut short
+        self.replayer = Replayer(trace.events, trace.times, speed=speed, complete=whole)
         self.instant, self.step_mode = instant, step
         self.standalone = standalone
         self.playing = False
         self._timer: Timer | None = None
+        self._poller: Timer | None = None
 
     def compose(self) -> ComposeResult:
         header = self.trace.header
@@ -104,14 +109,18 @@ class ReplayScreen(TraceScreen):
             docs=str(header.get("docs", "")), model=str(header.get("model", "")), mode="replay"
         )
         yield NoticeBar()
-        if not self.trace.complete or self.trace.damaged_tail:
+        if self.follow is None and (not self.trace.complete or self.trace.damaged_tail):
             yield Static(Text(_warning(self.trace)), id="interrupted")
         yield MessageList(id="messages")
         yield StatusBar()
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        if self.instant:
+        if self.follow is not None:
+            self._go(self.replayer.total)
+            if not self.follow.finished:
+                self._poller = self.set_interval(FOLLOW_POLL_S, self._read_on)
+        elif self.instant:
             self._go(self.replayer.total)
         elif self.step_mode:
             self._go(0)
@@ -131,6 +140,26 @@ class ReplayScreen(TraceScreen):
             await self.app.action_quit()
         else:
             self.action_close()
+
+    def _read_on(self) -> None:
+        """Follow mode: show the lines written since the last look (at the end, if there)."""
+        assert self.follow is not None
+        try:
+            events, times = self.follow.read()
+        except TraceError as exc:
+            self.notices = [*self.notices, f"stopped following: {exc}"]
+            events, times = [], []
+            self.follow.finished = True
+        at_end = self.replayer.position == self.replayer.total
+        if events:
+            self.replayer.extend(events, times)
+        if self.follow.finished and self._poller is not None:
+            self._poller.stop()
+            self._poller = None
+        if at_end:
+            self._go(self.replayer.total)
+        elif events or self.follow.finished:
+            self.schedule_render()
 
     def _go(self, position: int) -> None:
         self.state = self.replayer.seek(position)
@@ -232,6 +261,9 @@ class ReplayScreen(TraceScreen):
         self.dismiss()
 
     def header_extra(self) -> str:
+        if self.follow is not None:
+            state = "ended" if self.follow.finished else "following ●"
+            return f"{state} · event {self.replayer.position} / {self.replayer.total}"
         sign = "▶" if self.playing else "⏸"
         return (
             f"event {self.replayer.position} / {self.replayer.total} · "

@@ -1,0 +1,156 @@
+"""`docsagent mcp`: the docs tools served over the Model Context Protocol (the `mcp` SDK).
+
+A thin adapter over `agent`: tools/list is the docs registry's own names, descriptions
+and schemas; tools/call runs `ServedTools.call` (the registry's argument checks, the
+sandbox, one trace per session) on a worker thread and returns its text made
+terminal-safe, a failure as a tool error (isError) the client shows. Over stdio the SDK
+keeps stdout for the protocol (anything else printed goes to stderr); logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agent import ConfigError, ServedTools, ToolRegistry, docs_registry, open_docs
+from tui.asking import EXIT_OK, EXIT_USAGE, STOP_SIGNALS, prepare_index, warn
+from tui.options import Options, explain, make_config
+from tui.terminal import Terminal, visible
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+INSTRUCTIONS = (
+    "Search and read a local documentation folder. Start with search_docs; read_doc shows "
+    "numbered lines, so cite what you use as path:start-end."
+)
+SIGNAL_NAMES = {"SIGINT": "interrupted", **STOP_SIGNALS}
+"""Signals that stop the server with its trace closed; the exit code is 128 + N."""
+
+
+def run_mcp(options: Options, *, http: int | None = None, host: str = "127.0.0.1") -> int:
+    """`docsagent mcp`: index the docs (progress on stderr), then serve them; the exit code."""
+    terminal = Terminal()
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        warn(terminal, "docsagent: the MCP server needs the mcp SDK: pip install 'docsagent[mcp]'")
+        return EXIT_USAGE
+    try:
+        config, _ = make_config(options)  # the model is the client's: no notice about ours
+        folder = open_docs(config)
+        prepare_index(folder, terminal)
+        docs = str(config.docs.expanduser().absolute())
+        served = ServedTools(docs_registry(), [folder], trace_dir=config.trace_dir, docs=docs)
+    except ConfigError as exc:
+        warn(terminal, f"docsagent: {explain(exc)}")
+        return EXIT_USAGE
+    where = f"http://{host}:{http}/mcp" if http is not None else "stdio"
+    warn(terminal, f"docsagent: serving {docs} over MCP ({where}); trace: {served.path}")
+    serve(served, http=http, host=host)
+    return EXIT_OK
+
+
+def build_server(served: ServedTools) -> Server[Any]:
+    """The SDK's low-level server offering `served`'s tools, named and described as registered."""
+    import anyio.to_thread
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
+
+    registry: ToolRegistry = served.registry
+    hints = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    tools = [
+        types.Tool(
+            name=name,
+            description=registry[name].description,
+            input_schema=registry[name].parameters,
+            annotations=hints,
+        )
+        for name in registry.names
+    ]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        outcome = await anyio.to_thread.run_sync(served.call, params.name, params.arguments)
+        text = types.TextContent(type="text", text=visible(outcome.output))
+        return types.CallToolResult(content=[text], is_error=outcome.error)
+
+    return Server(
+        "docsagent",
+        version=_version(),
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("docsagent")
+    except PackageNotFoundError:
+        return "0"
+
+
+def serve(served: ServedTools, *, http: int | None = None, host: str = "127.0.0.1") -> None:
+    """Serve until the client leaves (stdio) or the server is stopped; the trace is closed.
+
+    A stop signal closes the trace and ends the process at once with 128 + N: over stdio
+    the SDK reads stdin on a worker thread that no cancel can interrupt.
+    """
+    import anyio
+
+    server = build_server(served)
+    terminal = Terminal()
+    with _StopSignals(served, terminal):
+        if http is None:
+            anyio.run(_serve_stdio, server)
+        else:
+            anyio.run(_serve_http, server, host, http)
+    served.close("the MCP client disconnected" if http is None else "the server stopped")
+
+
+async def _serve_stdio(server: Server[Any]) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+async def _serve_http(server: Server[Any], host: str, port: int) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
+class _StopSignals:
+    """Within the block, SIGINT, SIGTERM and SIGHUP close the trace and exit 128 + N."""
+
+    def __init__(self, served: ServedTools, terminal: Terminal) -> None:
+        self.served, self.terminal = served, terminal
+        self.previous: dict[int, Callable[..., Any] | int | None] = {}
+
+    def __enter__(self) -> None:
+        for name in SIGNAL_NAMES:
+            number = getattr(signal, name, None)
+            if number is not None:
+                self.previous[number] = signal.signal(number, self._stop)
+
+    def __exit__(self, *exc: object) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+
+    def _stop(self, signum: int, frame: object) -> None:
+        name = signal.Signals(signum).name
+        self.served.close(f"{SIGNAL_NAMES[name]} ({name})", wait_s=2.0)
+        self.terminal.warn(f"docsagent: {SIGNAL_NAMES[name]} ({name}); trace: {self.served.path}")
+        sys.stderr.flush()
+        os._exit(128 + signum)
