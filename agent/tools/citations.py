@@ -18,7 +18,8 @@ from agent.tools.sandbox import Unreadable
 
 READ_HEADER = re.compile(r"^(?P<path>\S.*?) lines (?P<start>\d+)-(?P<end>\d+) of \d+$")
 NUMBERED = re.compile(r"^\s*(?P<n>\d+)\| ")
-RANGE = re.compile(r"(?P<path>[^\s:`'\"()\[\]]+):(?P<start>\d+)-(?P<end>\d+)")
+# From a word's start only: tried from every character, a 60,000-character word was quadratic.
+RANGE = re.compile(r"(?<![^\s:`'\"()\[\]])(?P<path>[^\s:`'\"()\[\]]+):(?P<start>\d+)-(?P<end>\d+)")
 MIN_QUOTE = 12  # characters: shorter fragments ("`timeout`") prove nothing
 
 CITATION = re.compile(
