@@ -2,16 +2,12 @@
 
 Every input here took from seconds to minutes before its reader was made linear (the
 figures are in each test); `tests/bench/test_bench_hostile.py` checks the same readers by
-doubling their input. A reader that hangs fails here after `GUARD` seconds, not never.
+doubling their input. A reader that hangs fails here (`finishes`), not never.
 """
 
 from __future__ import annotations
 
 import gzip
-import threading
-import time
-from collections.abc import Callable
-from typing import TypeVar
 
 import pytest
 
@@ -23,27 +19,7 @@ from agent.tools.citations import lines_read
 from agent.tools.formats import gunzip
 from agent.tools.html import html_lines
 from agent.tools.schema import ArgumentError
-
-T = TypeVar("T")
-GUARD = 30.0
-"""Seconds a reader may take before the test gives up on it (each takes milliseconds)."""
-
-
-def finishes(read: Callable[[], T]) -> T:
-    """What `read` returns; the test fails if it took more than `GUARD` seconds.
-
-    A reader that never returns is let go after `GUARD`; one stuck in a regex holds the GIL,
-    so it is waited for, then failed by the time it took.
-    """
-    result: list[T] = []
-    worker = threading.Thread(target=lambda: result.append(read()), daemon=True)
-    started = time.monotonic()
-    worker.start()
-    worker.join(timeout=GUARD)
-    took = time.monotonic() - started
-    if not result or took > GUARD:
-        pytest.fail(f"no result within {GUARD:.0f} seconds ({took:.0f} s): a superlinear reader")
-    return result[0]
+from tests.hostile_support import finishes
 
 
 def test_an_unterminated_string_of_escaped_quotes_is_one_quick_error() -> None:
