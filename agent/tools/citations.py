@@ -107,7 +107,7 @@ def lines_read(events: Iterable[Event]) -> dict[str, set[int]]:
 def quotes(answer: str) -> list[str]:
     """What the answer quotes: block quotes, and text in quotation marks or backticks."""
     found = [line.lstrip("> ").strip() for line in answer.splitlines() if line.startswith(">")]
-    found += re.findall(r'"([^"\n]+)"|“([^”\n]+)”|`([^`\n]+)`', answer)  # type: ignore[arg-type]
+    found += re.findall(r'"([^"\n]+)"|“([^”“\n]+)”|`([^`\n]+)`', answer)  # type: ignore[arg-type]
     flat = [part for item in found for part in ((item,) if isinstance(item, str) else item)]
     return [n for fragment in flat if len(n := _normal(fragment)) >= MIN_QUOTE]
 

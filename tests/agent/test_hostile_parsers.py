@@ -12,10 +12,13 @@ import gzip
 import pytest
 
 from agent.events import ToolCallFinished
+from agent.search.asciidoc import asciidoc_titles
 from agent.search.examples import as_question
+from agent.search.query import query_terms
+from agent.search.rank import changelog_weight
 from agent.search.sections import split_sections
 from agent.tools.arguments import parse_arguments
-from agent.tools.citations import lines_read
+from agent.tools.citations import lines_read, quotes
 from agent.tools.formats import gunzip
 from agent.tools.html import html_lines
 from agent.tools.schema import ArgumentError
@@ -106,3 +109,27 @@ def test_a_long_word_in_search_results_is_scanned_at_once() -> None:
     )
     shown = finishes(lambda: lines_read([found]))
     assert shown == {"guide.md": {1, 2, 3}, "api.md": {4, 5}}
+
+
+def test_a_heading_of_thirty_digits_is_weighed_at_once() -> None:
+    # `(?:\d+\.?)*` tried every split of the digits: 24 took 4 s, 30 would take hours.
+    weight = finishes(lambda: changelog_weight("notes.md", ["1" * 40 + "x"], ["install"]))
+    assert weight == 1.0
+    assert changelog_weight("notes.md", ["E.18. Release 15.1"], ["install"]) < 1.0
+
+
+def test_a_question_of_many_dots_is_read_at_once() -> None:
+    # A run of 10,000 dots took 3.7 s to cut into sentences.
+    terms = finishes(lambda: query_terms("." * 200_000 + "x how do I set the timeout?"))
+    assert "timeout" in terms
+
+
+def test_an_asciidoc_title_of_many_spaces_is_read_at_once() -> None:
+    lines = ["[[top]]", "= Guide", "", "== a" + " " * 40_000 + "b ==", "", "text"]
+    titles = finishes(lambda: asciidoc_titles(lines))
+    assert [t.text for t in titles] == ["Guide", "a" + " " * 40_000 + "b"]
+
+
+def test_an_answer_of_open_quotation_marks_is_read_at_once() -> None:
+    assert finishes(lambda: quotes("“" * 200_000)) == []
+    assert quotes("It says “the timeout is five seconds” there.") == ["the timeout is five seconds"]
