@@ -24,10 +24,12 @@ MAX_DEPTH = 32
 MAX_DIGITS = 100
 """Digits accepted in one number of the arguments."""
 
-# One pass, left to right: a string, a bracket or a run of digits. A string's closing quote
-# is optional, so an unterminated one is read once to the end instead of again from each
-# quote inside it (`"\"\"\"...` was quadratic: 16,000 characters took 20 s).
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]|[0-9]+', re.DOTALL)
+# One pass, left to right: a quote, a bracket or a run of digits; from a quote, the string's
+# end is found by `_STRING_END` (a quote after an even run of backslashes), so it is read
+# once. As `"[^"\\]*(?:\\.[^"\\]*)*"` from every quote, an unterminated string of escaped
+# quotes (`"\"\"\"...`) was quadratic: 16,000 characters took 20 s.
+_TOKEN = re.compile(r'["\[\]{}]|[0-9]+')
+_STRING_END = re.compile(r'(?<!\\)(?:\\\\)*"')
 
 
 def parse_arguments(raw: str) -> Any:
@@ -56,19 +58,24 @@ def parse_arguments(raw: str) -> Any:
 
 def _check_shape(text: str) -> None:
     """Raise ArgumentError for nesting or numbers past the limits (in strings they do not count)."""
-    depth = 0
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token[0] in "[{":
+    depth, at = 0, 0
+    while (token := _TOKEN.search(text, at)) is not None:
+        at, first = token.end(), token.group()[0]
+        if first == '"':
+            end = _STRING_END.search(text, at)
+            if end is None:
+                return  # a string that never ends: json.loads says so
+            at = end.end()
+        elif first in "[{":
             depth += 1
             if depth > MAX_DEPTH:
                 raise ArgumentError(
                     f"the arguments are nested more than {MAX_DEPTH} levels deep; "
                     "send a flat JSON object"
                 )
-        elif token[0] in "]}":
+        elif first in "]}":
             depth -= 1
-        elif token[0] != '"' and len(token) > MAX_DIGITS:
+        elif len(token.group()) > MAX_DIGITS:
             raise ArgumentError(
                 f"the arguments hold a number with more than {MAX_DIGITS} digits; "
                 "send a smaller one"
