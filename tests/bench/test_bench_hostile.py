@@ -59,6 +59,12 @@ def _searched(output: str) -> dict[str, set[int]]:
     return lines_read([event])
 
 
+def mark_unread(answer: str, labels: tuple[str, ...]) -> str:
+    from tui.render import mark_unread
+
+    return mark_unread(answer, labels)
+
+
 def _streamed(deltas: int) -> None:
     from tui.terminal import Terminal
     from tui.waiting import WaitingLine
@@ -100,6 +106,11 @@ SHAPES = {
     "long word in results": Shape(lambda n: "a.md:1-2 " + "w" * n + " b.md:3-4", _searched, 10**6),
     "empty gzip members": Shape(lambda n: gzip.compress(b"") * n, gunzip, 20_000),
     "streamed reply": Shape(lambda n: n, _streamed, 16_384),
+    "backtick runs in an answer": Shape(
+        lambda n: "see " + "`" * n + " b.md:1-2 " + "`" * (n - 1) + " b.md:1-2",
+        lambda answer: mark_unread(answer, ("b.md:1-2",)),
+        10**6,
+    ),
     "unclosed script": Shape(_page("<script>x "), html_lines, 40_000, 50),
     "unclosed pre": Shape(_page("<pre>x "), html_lines, 40_000),
     "unclosed quoted attribute": Shape(_page("<span 'x "), html_lines, 40_000),
