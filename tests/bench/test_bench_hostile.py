@@ -109,7 +109,7 @@ SHAPES = {
     "backtick runs in an answer": Shape(
         lambda n: "see " + "`" * n + " b.md:1-2 " + "`" * (n - 1) + " b.md:1-2",
         lambda answer: mark_unread(answer, ("b.md:1-2",)),
-        10**6,
+        200_000,
     ),
     "unclosed script": Shape(_page("<script>x "), html_lines, 40_000, 50),
     "unclosed pre": Shape(_page("<pre>x "), html_lines, 40_000),
