@@ -14,6 +14,11 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_REQUEST_TIMEOUT = 300.0
 """Seconds one request to an endpoint may take in all, however steadily it streams."""
 
+DEFAULT_MAX_REPLY_CHARS = 1_000_000
+"""Characters one streamed reply may bring (text and tool-call arguments): far past any real
+reply, so a server that streams without end is cut short there instead of at the request
+timeout, with megabytes of trace and screen behind it."""
+
 DEFAULT_MAX_RETRIES = 3
 """Transient endpoint failures retried before a run fails."""
 

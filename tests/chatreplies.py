@@ -91,7 +91,16 @@ class Drop:
     """Close the connection without answering."""
 
 
-Response = Reply | SSE | Completion | Status | Hang | Ping | Cut | Drop
+@dataclass(frozen=True)
+class Endless:
+    """Stream content deltas of `piece` as fast as the client reads, without ever finishing,
+    until the client leaves, the server stops, or `seconds` pass (a bound for the test)."""
+
+    piece: str = "x" * 8192
+    seconds: float = 60.0
+
+
+Response = Reply | SSE | Completion | Status | Hang | Ping | Cut | Drop | Endless
 
 
 def chunk(delta: dict[str, Any] | None = None, finish_reason: str | None = None) -> dict[str, Any]:

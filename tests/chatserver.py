@@ -22,6 +22,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +35,7 @@ from tests.chatreplies import (
     Completion,
     Cut,
     Drop,
+    Endless,
     Hang,
     Ping,
     Reply,
@@ -56,6 +58,7 @@ __all__ = [
     "Ping",
     "Cut",
     "Drop",
+    "Endless",
     "Response",
     "chunk",
     "usage_chunk",
@@ -233,6 +236,8 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._sse(response.events, done=False, stall=min(response.seconds, 10.0))
             elif isinstance(response, Ping):
                 self._ping(response)
+            elif isinstance(response, Endless):
+                self._endless(response)
             else:  # Drop
                 self.close_connection = True
 
@@ -272,6 +277,14 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 if server.stopping.wait(ping.every):
                     return
                 self._chunk(b": ping\n\n")
+
+        def _endless(self, endless: Endless) -> None:
+            self._start_stream()
+            self.close_connection = True
+            data = f"data: {json.dumps(chunk({'content': endless.piece}))}\n\n".encode()
+            until = time.monotonic() + min(endless.seconds, 120.0)
+            while not server.stopping.is_set() and time.monotonic() < until:
+                self._chunk(data)  # a broken pipe when the client goes away ends it
 
         def _start_stream(self) -> None:
             self.send_response(200)

@@ -24,6 +24,7 @@ from agent.events import (
     Usage,
 )
 from tests.chatserver import ChatServer, Hang, chunk
+from tests.hostile_support import finishes
 from tui.terminal import Terminal
 from tui.waiting import WaitingLine
 
@@ -83,6 +84,21 @@ def test_the_line_says_what_is_awaited_the_step_the_time_and_the_tokens(
     with line.writing():
         pass
     assert err.getvalue() == before  # nothing shown, so nothing to erase
+
+
+def test_a_long_stream_is_counted_not_copied() -> None:
+    # 16 / 32 / 48 MB in 8 KB deltas kept `ask` busy 10 / 37 / 350 s after the run ended.
+    line = WaitingLine(Terminal(io.StringIO(), Screen()), clock=Clock())
+    line.observe(started("m"))
+    line.observe(ModelRequested(step=1, n_messages=2))
+    delta = TextDelta(step=1, text="x" * 8192)
+
+    def stream() -> str | None:
+        for _ in range(8192):  # 64 MB
+            line.observe(delta)
+        return line.text()
+
+    assert finishes(stream) == "m is replying · step 1 of 8 · 0.0 s · ≈16,777,216 tokens so far"
 
 
 def test_the_line_fits_the_terminal_and_shows_outside_text_visibly(

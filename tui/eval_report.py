@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent import QuestionResult, Summary
+from tui.terminal import visible
 
 STYLES = {
     "hit": "green",
@@ -47,7 +48,8 @@ def _cited(result: QuestionResult) -> str:
 
 
 def _cut(text: str) -> Text:
-    return Text(text, no_wrap=True, overflow="ellipsis")
+    # An id comes from the question file, a citation's path from the model: both outside text.
+    return Text(visible(text), no_wrap=True, overflow="ellipsis")
 
 
 def results_table(results: list[QuestionResult]) -> Table:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,7 +24,7 @@ from agent import (
 )
 from tui.eval_report import eval_json, results_table, summary_lines
 from tui.printer import preview
-from tui.terminal import visible
+from tui.terminal import json_line, visible
 
 ENDPOINT_CONCURRENCY = 4
 """Questions run at once against an endpoint; the offline and script models run one at a time
@@ -53,7 +52,7 @@ def progress(total: int, err: TextIO) -> Iterator[Callable[[QuestionResult], Non
             nonlocal done
             done += 1
             text = f"[{done}/{total}] {result.question.id}: {result.outcome}"
-            err.write(f"{text} ({result.seconds:.2f} s)\n")
+            err.write(visible(f"{text} ({result.seconds:.2f} s)") + "\n")
             err.flush()
 
         yield line
@@ -74,7 +73,7 @@ def progress(total: int, err: TextIO) -> Iterator[Callable[[QuestionResult], Non
     with bar:
 
         def advance(result: QuestionResult) -> None:
-            bar.update(task, advance=1, description=preview(result.question.id, 40))
+            bar.update(task, advance=1, description=visible(preview(result.question.id, 40)))
 
         yield advance
 
@@ -108,7 +107,7 @@ def evaluate(
     build_agent(config)  # fails here, once, if the model cannot be used
     traces = eval_trace_dir(config.trace_dir, questions_file)
     if notice:
-        err.write(notice + "\n")
+        err.write(visible(notice) + "\n")
     run = EvalRun(
         make_agent=lambda: build_agent(config),
         corpus=corpus,
@@ -119,7 +118,7 @@ def evaluate(
         with progress(len(questions), err) as update:
             results = run_questions(questions, run, on_result=update)
     except KeyboardInterrupt:
-        err.write(f"docsagent: interrupted (traces so far: {traces})\n")
+        err.write(visible(f"docsagent: interrupted (traces so far: {traces})") + "\n")
         return EXIT_INTERRUPTED
     summary = summarise(results)
     if as_json:
@@ -131,7 +130,7 @@ def evaluate(
             model=config.model,
             traces=traces,
         )
-        out.write(json.dumps(report, ensure_ascii=False) + "\n")
+        out.write(json_line(report) + "\n")
     else:
         _print_report(results, summary, traces, out)
     return _exit_code(results, summary.hit_rate, min_hit, err)
@@ -147,7 +146,7 @@ def _print_report(
     console.print(results_table(results))
     console.print()
     for line in summary_lines(summary, traces):
-        console.print(line, markup=False, soft_wrap=True)
+        console.print(visible(line), markup=False, soft_wrap=True)
 
 
 def _exit_code(
@@ -157,8 +156,8 @@ def _exit_code(
     if failed:
         first = failed[0]
         line = f"{len(failed)} of {len(results)} questions failed; {first.question.id}: "
-        line += visible(f"{first.error}")  # the error can quote a server's text
-        err.write(f"docsagent: {line}\n")
+        line += f"{first.error}"  # the id comes from the question file, the error from a server
+        err.write(visible(f"docsagent: {line}") + "\n")
         return EXIT_FAILED
     if min_hit is not None and (hit_rate or 0.0) < min_hit:
         err.write(

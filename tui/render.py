@@ -176,12 +176,38 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
                 spans.append((fence, offset + len(line)))
                 fence = -1
         elif fence < 0:
-            spans += [
-                (offset + m.start(), offset + m.end()) for m in re.finditer(r"(`+)[^`]*?\1", line)
-            ]
+            spans += [(offset + start, offset + end) for start, end in _backtick_spans(line)]
         offset += len(line)
     if fence >= 0:
         spans.append((fence, len(text)))
+    return spans
+
+
+def _backtick_spans(line: str) -> list[tuple[int, int]]:
+    """What `re.finditer(r"(`+)[^`]*?\\1", line)` finds, from the runs of backticks in one
+    pass: the regex tried each shorter opening in turn, so a line of backticks was quadratic.
+
+    A run opens a span closed by as many backticks at the start of the next run; when the
+    next run is shorter (or there is none) the run's own backticks pair up instead.
+    """
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", line)]
+    spans: list[tuple[int, int]] = []
+    i, at = 0, 0  # the run looked at, and where in it the next span may start
+    while i < len(runs):
+        start, end = max(at, runs[i][0]), runs[i][1]
+        size = end - start
+        if size <= 0:
+            i += 1
+            continue
+        if i + 1 < len(runs) and runs[i + 1][1] - runs[i + 1][0] >= size:
+            at = runs[i + 1][0] + size  # closed by the next run's first `size` backticks
+            spans.append((start, at))
+            i += 1
+        elif size >= 2:
+            at = start + size // 2 * 2  # the run's own backticks, two by two
+            spans.append((start, at))
+        else:
+            i += 1
     return spans
 
 

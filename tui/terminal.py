@@ -8,6 +8,7 @@ output (`Terminal`) and the TUI's rendering (`tui.render`) pass outside text thr
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -40,6 +41,21 @@ def visible(text: str) -> str:
     if _UNSAFE.search(text) is None:
         return text
     return _UNSAFE.sub(_shown, text.replace("\r\n", "\n"))
+
+
+# What `json.dumps(ensure_ascii=False)` leaves raw in its strings (it escapes C0 itself).
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+def json_line(value: object) -> str:
+    """`value` as one line of JSON: letters as written, every control character escaped.
+
+    `ensure_ascii=False` keeps non-ASCII text readable but writes DEL, C1 controls (CSI
+    `\\x9b`, OSC `\\x9d`) and lone surrogates raw; they become `\\u` escapes here, which
+    any JSON reader turns back into the same characters.
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 class Terminal:

@@ -14,7 +14,9 @@ import re
 from bisect import bisect_right
 from typing import NamedTuple
 
-_TITLE = re.compile(r"^(={1,6})[ \t]+(\S.*?)(?:[ \t]+=+)?[ \t]*$")
+# The closing `=`s are taken off by `_title_text`: as `(\S.*?)(?:[ \t]+=+)?[ \t]*$` they made
+# a title of 40,000 spaces between two words quadratic (each space a new try).
+_TITLE = re.compile(r"^(={1,6})[ \t]+(\S.*)$")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,})[ \t]*$")
 _CODE_DELIMITER = re.compile(r"^(-{4,}|\.{4,})[ \t]*$")
 _UNDERLINES = "=-~^+"  # an underlined title's level, in order
@@ -25,6 +27,13 @@ _MARK = re.compile(
     r"[ \t]*$"
 )
 """A line only AsciiDoc writes: an anchor, an include or condition, a block's style."""
+
+
+def _title_text(text: str) -> str:
+    """A `== Title ==` title's text without its closing `=`s (when a space stands before)."""
+    text = text.rstrip(" \t")
+    bare = text.rstrip("=")
+    return bare.rstrip(" \t") if bare and bare[-1] in " \t" else text
 
 
 class Title(NamedTuple):
@@ -101,7 +110,7 @@ def asciidoc_titles(lines: list[str]) -> list[Title]:
                 continue
         title = _TITLE.match(line)
         if title and after_break:
-            found.append(Title(title[2], len(title[1]), n + 1, n + 1))
+            found.append(Title(_title_text(title[2]), len(title[1]), n + 1, n + 1))
             n += 1
             continue
         if after_break and n + 1 < len(lines) and _underlines(line, lines[n + 1]):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from agent.search.sections import without_trailing
+
 QUESTION_WORDS = frozenset(
     {"how", "what", "which", "why", "when", "where", "who", "can", "do", "does", "is", "are"}
 )
@@ -65,7 +67,7 @@ def as_question(heading: str) -> str | None:
         text = _NUMBER.sub("", text)
     if ": " in text:  # "Escape: cancel a run": the part after the colon says what it does
         text = text.split(": ", 1)[1]
-    text = re.sub(r"\s*\([^)]*\)$", "", text).rstrip(" .:~")  # "Step limit (--max-steps)"
+    text = without_trailing(text, "(", ")").rstrip(" .:~")  # "Step limit (--max-steps)"
     words = text.split()
     if not 2 <= len(words) <= MAX_WORDS or any(c in text for c in "`*[]<>{}|#=_\\\"'"):
         return None

@@ -27,7 +27,7 @@ from agent.search.sections import Section
 from agent.search.store import DocSource, Progress
 
 _LINK_TARGET = re.compile(  # `](path#anchor "title")`, `<https://url>`; not `Pool<Timeout>`
-    r"\]\([^)]*\)|<[^<>\s]*[:/#.][^<>\s]*>"
+    r"\]\((?:[^)\]]|\](?!\())*\)|<[^<>\s]*[:/#.][^<>\s]*>"  # a target ends at the next `](`
 )
 
 MARK = "**"

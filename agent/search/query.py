@@ -187,7 +187,8 @@ def _asked(text: str) -> list[str]:
 
 def _sentences(text: str) -> list[str]:
     """`text` cut after each `.`, `?` or `!` that ends a sentence (a space or the end follows)."""
-    cuts = [m.end() for m in re.finditer(r"[.?!]+(?=\s|$)", text)]
+    # From a run's first mark only: tried from each mark, a long run of dots was quadratic.
+    cuts = [m.end() for m in re.finditer(r"(?<![.?!])[.?!]+(?=\s|$)", text)]
     return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 

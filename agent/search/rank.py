@@ -52,7 +52,9 @@ _CHANGELOG = re.compile(
 """A name of release notes, alone or with its release's number: `CHANGES.md`,
 `release-15-1.html` (PostgreSQL), `release-notes-1.2.md`, `version8.txt` (Vim), and
 the headings "Release History" (Requests), "Version History" and "Change Log"."""
-_NUMBERED = re.compile(r"^(?:[A-Z]\.|\d+\.?)(?:\d+\.?)*\s+")
+# Digits and single dots, read one way only: as `(?:\d+\.?)*` a heading of 30 digits and
+# no space took minutes (each split of the digits tried in turn).
+_NUMBERED = re.compile(r"^(?:[A-Z]\.|\d)(?:\d|(?<!\.)\.)*\s+")
 """The number of a numbered heading ("E.18. Release 15.1", "1.2. Changes")."""
 _RELEASE_WORDS = frozenset(
     "release releases released version versions changelog changes changed history "

@@ -29,7 +29,9 @@ MAX_CHARS = 2400
 
 RULE_MIN = 10  # a plain-text rule line over a title is at least this long
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# The closing `#`s are taken off by `_atx_text`: as `(.*?)(?:[ \t]+#+)?[ \t]*$` they made
+# a heading of 40,000 spaces between two words take minutes (each space a new try).
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
@@ -199,14 +201,23 @@ def _markdown_headings(lines: list[str]) -> list[Heading]:
         if was or fence:  # in a code block, or its fence line
             n += 1
             continue
-        if (atx := _ATX.match(line)) and (atx[2] or "").strip():
-            found.append(Heading(_clean(atx[2]), len(atx[1]), n + 1, n + 1))
+        if (atx := _ATX.match(line)) and (text := _atx_text(atx[2] or "")):
+            found.append(Heading(_clean(text), len(atx[1]), n + 1, n + 1))
         elif n + 1 < len(lines) and _SETEXT.match(lines[n + 1]) and _paragraph_line(lines, n):
             level = 1 if lines[n + 1].strip()[0] == "=" else 2
             found.append(Heading(_clean(line), level, n + 1, n + 2))
             n += 1
         n += 1
     return found
+
+
+def _atx_text(text: str) -> str:
+    """An ATX heading's text without its closing sequence of `#`s (CommonMark's rule)."""
+    text = text.rstrip(" \t")
+    bare = text.rstrip("#")
+    if not bare or bare[-1] in " \t":  # only hashes, or hashes after a space: a closing
+        return bare.rstrip(" \t")
+    return text
 
 
 def _front_matter_end(lines: list[str]) -> int:
@@ -284,5 +295,17 @@ def _heading(
 
 def _clean(text: str) -> str:
     """Heading text without surrounding space, closing hashes or a trailing `{#id}`."""
-    text = re.sub(r"\s*\{#[^}]*\}\s*$", "", text.strip())
-    return " ".join(text.split())
+    return " ".join(without_trailing(text.strip(), "{#", "}").split())
+
+
+def without_trailing(text: str, opening: str, closing: str) -> str:
+    r"""`text` without a last group `opening`...`closing` that ends it (and the space before).
+
+    As `re.sub(r"\s*\{#[^}]*\}$", "", text)` does for `{#`, `}`, in one pass: that regex
+    tries again from each `{#`, so 40,000 of them in a heading took minutes.
+    """
+    if not text.endswith(closing):
+        return text
+    last = len(text) - len(closing)
+    opened = text.find(opening, text.rfind(closing, 0, last) + 1, last)
+    return text if opened < 0 else text[:opened].rstrip()

@@ -18,7 +18,8 @@ from agent.tools.sandbox import Unreadable
 
 READ_HEADER = re.compile(r"^(?P<path>\S.*?) lines (?P<start>\d+)-(?P<end>\d+) of \d+$")
 NUMBERED = re.compile(r"^\s*(?P<n>\d+)\| ")
-RANGE = re.compile(r"(?P<path>[^\s:`'\"()\[\]]+):(?P<start>\d+)-(?P<end>\d+)")
+# From a word's start only: tried from every character, a 60,000-character word was quadratic.
+RANGE = re.compile(r"(?<![^\s:`'\"()\[\]])(?P<path>[^\s:`'\"()\[\]]+):(?P<start>\d+)-(?P<end>\d+)")
 MIN_QUOTE = 12  # characters: shorter fragments ("`timeout`") prove nothing
 
 CITATION = re.compile(
@@ -106,7 +107,7 @@ def lines_read(events: Iterable[Event]) -> dict[str, set[int]]:
 def quotes(answer: str) -> list[str]:
     """What the answer quotes: block quotes, and text in quotation marks or backticks."""
     found = [line.lstrip("> ").strip() for line in answer.splitlines() if line.startswith(">")]
-    found += re.findall(r'"([^"\n]+)"|“([^”\n]+)”|`([^`\n]+)`', answer)  # type: ignore[arg-type]
+    found += re.findall(r'"([^"\n]+)"|“([^”“\n]+)”|`([^`\n]+)`', answer)  # type: ignore[arg-type]
     flat = [part for item in found for part in ((item,) if isinstance(item, str) else item)]
     return [n for fragment in flat if len(n := _normal(fragment)) >= MIN_QUOTE]
 

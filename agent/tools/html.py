@@ -9,12 +9,12 @@ are joined with ` | `.
 
 from __future__ import annotations
 
-import html
 import re
 import textwrap
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
+
+from agent.tools.html_tokens import RAW_TEXT, feed
 
 WIDTH = 100
 """Prose is wrapped at this width, so a line number points at a few words, as in a source."""
@@ -75,61 +75,50 @@ CLOSED_BY = {  # an open element that a new start tag of these kinds closes (HTM
 }
 
 
-_SKIPPED = re.compile(r"<(script|style|svg|noscript|template)\b.*?</\1\s*>", re.S | re.I)
-_PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre\s*>)", re.S | re.I)
-_BR = re.compile(r"<br\s*/?>", re.I)
-_TAG = re.compile(r"<[^>]*>")
-_ATTRS = r"""(?:[^>"']|"[^"]*"|'[^']*')*"""
-_LINK_OF_CLASS = r"""<a\b(?=[^<>]*?\bclass\s*=\s*["']?(?:[^"'<>]*\s)?(?:{})(?=[\s"'>]))[^<>]*>"""
-"""An `<a>` start tag with one of the classes `{}` holds (a `|` list), among its others.
-Its attributes are read up to the next `<` or `>`, once (a lookahead): in a page of `<a`
-tags that never close, `[^>]*` ran on into the tags after, and trying each with each took
-seconds a page of a few thousand characters, growing with the cube of its length."""
-_HEADERLINK = re.compile(
-    _LINK_OF_CLASS.format("headerlink|srclink|src") + r".*?</a\s*>",
-    re.S | re.I,
+INLINE_TAGS = frozenset(
+    "span a em strong b i abbr cite small sup sub kbd var samp dfn mark u s".split()
 )
+"""Tags that change no text: read as if absent (highlighted code is a tag per word)."""
+BOUNDARIES = frozenset({"ul", "ol", "dl", "table", "div", "section", "blockquote"})
+"""What is inside one of these is not closed by a start tag from outside it."""
+CLOSES = {
+    tag: frozenset(opened for opened, closers in CLOSED_BY.items() if tag in closers)
+    for tag in frozenset().union(*CLOSED_BY.values())
+}
+"""For a start tag, the open elements it closes (CLOSED_BY read the other way)."""
+LINK_CLASSES = frozenset({"headerlink", "srclink", "src"})
 """Links that only point elsewhere, by their class: Sphinx's ¶ beside headings, rustdoc's
-"source" (`srclink`, `src` since Rust 1.73); not a link whose address holds "src/"."""
+"source" (`srclink`, `src` since Rust 1.73); dropped with what they show."""
+ANCHOR_CLASSES = frozenset({"anchor", "anchor-link", "permalink"})
 _MARKS = r"§|¶|&sect;|&para;|&#167;|&#182;|&#x[aA]7;|&#x[bB]6;"  # §, ¶ and their entities
-_MARK = rf"\s*(?:{_MARKS}|#)?\s*</a\s*>"
-_ANCHOR = re.compile(
-    rf"(?:{_LINK_OF_CLASS.format('anchor|anchor-link|permalink')}"
-    rf"|<a\b(?=[^<>]*?\bhref\s*=\s*[\"']#)[^<>]*>(?=\s*(?:{_MARKS})))" + _MARK,
-    re.I,
-)
-"""A heading's anchor link that shows only a mark (rustdoc's "§", Jupyter's `anchor-link`
-"¶", the Apache manual's `permalink`, or any link to a place in its own page that shows
-only "§" or "¶"): the mark is dropped."""
-_INLINE = re.compile(
-    rf"</?(?:span|a|em|strong|b|i|abbr|cite|small|sup|sub|kbd|var|samp|dfn|mark|u|s)\b{_ATTRS}>",
-    re.I,
-)
+_MARK = re.compile(rf"\s*(?:(?:{_MARKS}|#)\s*)?</a\s*>", re.I)
+_ONLY_MARK = re.compile(rf"\s*(?:{_MARKS})\s*</a\s*>", re.I)
+"""What follows a heading's anchor link that shows only a mark (rustdoc's "§", Jupyter's
+`anchor-link` "¶", the Apache manual's `permalink`, or any link to a place in its own page
+that shows only "§" or "¶"): the link and the mark are dropped."""
+_LINK_END = re.compile(r"</a\s*>", re.I)
 
 
 def html_lines(page: str) -> list[str]:
     """The text lines of an HTML page."""
-    reader = _Reader()
-    reader.feed(_simplified(page))
-    reader.close()
+    reader = _Reader(page)
+    feed(page, reader)
     return reader.lines()
 
 
-def _simplified(page: str) -> str:
-    """The page without scripts, styles, heading and source links and inline tags (`<span>`,
-    `<a>`, `<em>`, ...), and with each `<pre>` as plain text.
+class _Ahead:
+    """Where `pattern` next matches in `text` from a position: a search is reused while its
+    match is still ahead, so asking at each of many positions reads the text once."""
 
-    All are cheap to do with patterns and costly for the parser: highlighted code is a
-    tag per word, and prose a tag every few words; none of them changes the text.
-    """
-    page = _SKIPPED.sub("", page)
-    page = _PRE.sub(lambda m: m[1] + _plain(m[2]) + m[3], page)
-    return _INLINE.sub("", _ANCHOR.sub("", _HEADERLINK.sub("", page)))
+    def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
+        self.text, self.pattern = text, pattern
+        self.found: re.Match[str] | None = None
+        self.searched = False
 
-
-def _plain(markup: str) -> str:
-    text = html.unescape(_TAG.sub("", _BR.sub("\n", markup)))
-    return html.escape(text, quote=False)
+    def find(self, at: int) -> re.Match[str] | None:
+        if not self.searched or (self.found is not None and self.found.start() < at):
+            self.found, self.searched = self.pattern.search(self.text, at), True
+        return self.found
 
 
 def _wrap(text: str, first: str, rest: str) -> list[str]:
@@ -159,11 +148,19 @@ class _Out:
     words: list[str] = field(default_factory=list)
 
 
-class _Reader(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
+class _Reader:
+    """The page's text, gathered from `feed`'s calls with the state of what is open."""
+
+    def __init__(self, page: str) -> None:
+        self.page = page
+        self.link_ends = _Ahead(page, _LINK_END)
         self.stack: list[_Open] = []
         self.open_tags: Counter[str] = Counter()  # tags in `stack`, to skip stray end tags fast
+        # Where in `stack` the open elements a start tag can close, and the boundaries, are:
+        # a start tag looks at the topmost of each, never down the whole stack.
+        self.marks: defaultdict[str, list[int]] = defaultdict(list)
+        self.skip_link = False  # inside a link dropped with what it shows
+        self.raw = False  # inside a script or style
         self.dropping = 0  # open elements that drop what they hold
         self.in_content = 0  # open elements that mark the content
         self.everything, self.content = _Out(), _Out()
@@ -208,7 +205,7 @@ class _Reader(HTMLParser):
             out.lines.extend(["", "#" * self.heading + " " + text, ""])
         elif self.cells:
             out.lines.append(text)  # a table row stays on one line
-        elif self.lists and any(o.tag == "li" for o in self.stack):
+        elif self.lists and self.open_tags["li"]:
             indent = "  " * (len(self.lists) - 1)
             out.lines.extend(_wrap(text, indent + "- ", indent + "  "))
         else:
@@ -218,14 +215,41 @@ class _Reader(HTMLParser):
         for out in self._outs():
             self._flush(out)
 
-    # The parser's callbacks.
+    # The tokens' callbacks.
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def starttag(self, tag: str, attrs: dict[str, str | None], *, closed: bool, end: int) -> None:
+        if tag in RAW_TEXT:
+            self.raw = not closed
+        if self.skip_link:
+            return
+        if self.pre is not None:  # a <pre> is read as plain text: only line breaks count
+            if tag == "br":
+                self.pre.append("\n")
+            return
+        if tag in INLINE_TAGS:
+            if tag == "a" and self._only_points(attrs, end):
+                self.skip_link = True
+            return
+        self._start(tag, attrs)
+        if closed and tag not in VOID_TAGS and self.stack and self.stack[-1].tag == tag:
+            self.endtag(tag)
+
+    def _only_points(self, attrs: dict[str, str | None], end: int) -> bool:
+        """Whether the `<a>` ending at `end` is a heading's or a source link, dropped whole."""
+        classes = set((attrs.get("class") or "").lower().split())
+        if classes & LINK_CLASSES:
+            return self.link_ends.find(end) is not None
+        if classes & ANCHOR_CLASSES:
+            return _MARK.match(self.page, end) is not None
+        if (attrs.get("href") or "").startswith("#"):
+            return _ONLY_MARK.match(self.page, end) is not None
+        return False
+
+    def _start(self, tag: str, values: dict[str, str | None]) -> None:
         self._close_implied(tag)
         if tag in VOID_TAGS:
             self._void(tag)
             return
-        values = dict(attrs)
         classes = set((values.get("class") or "").split())
         dropped = (
             tag in DROPPED_TAGS
@@ -240,6 +264,8 @@ class _Reader(HTMLParser):
         aside = tag == "div" and bool(classes & ADMONITION_CLASSES)
         if tag in BLOCK_TAGS:
             self._block()
+        if tag in CLOSED_BY or tag in BOUNDARIES:
+            self.marks[tag].append(len(self.stack))
         self.stack.append(_Open(tag, dropped, content, aside))
         self.open_tags[tag] += 1
         self.dropping += dropped
@@ -266,12 +292,24 @@ class _Reader(HTMLParser):
         elif tag == "code" and self.pre is None:
             self._data("`")
 
-    def handle_endtag(self, tag: str) -> None:
+    def endtag(self, tag: str) -> None:
+        if tag in RAW_TEXT:
+            self.raw = False
+        if self.skip_link:
+            self.skip_link = tag != "a"
+            return
+        if tag in INLINE_TAGS or (self.pre is not None and tag != "pre"):
+            return
+        self._end(tag)
+
+    def _end(self, tag: str) -> None:
         if not self.open_tags[tag]:
             return  # a stray end tag
         while self.stack:
             opened = self.stack.pop()
             self.open_tags[opened.tag] -= 1
+            if opened.tag in CLOSED_BY or opened.tag in BOUNDARIES:
+                self.marks[opened.tag].pop()
             self._closed(opened)
             if opened.tag == tag:
                 break
@@ -305,13 +343,14 @@ class _Reader(HTMLParser):
         self.asides -= opened.aside
 
     def _close_implied(self, tag: str) -> None:
-        for i in range(len(self.stack) - 1, -1, -1):
-            opened = self.stack[i].tag
-            if tag in CLOSED_BY.get(opened, ()):
-                self.handle_endtag(opened)
-                return
-            if opened in {"ul", "ol", "dl", "table", "div", "section", "blockquote"}:
-                return  # a boundary: what is inside it is not closed from outside
+        """Close the topmost open element `tag` closes, unless a boundary is open above it."""
+        closes = CLOSES.get(tag)
+        if not closes:
+            return
+        found = max((self.marks[t][-1] for t in closes if self.marks[t]), default=-1)
+        boundary = max((self.marks[t][-1] for t in BOUNDARIES if self.marks[t]), default=-1)
+        if found > boundary:
+            self._end(self.stack[found].tag)
 
     def _void(self, tag: str) -> None:
         if self.dropping:
@@ -324,14 +363,9 @@ class _Reader(HTMLParser):
         elif tag == "hr":
             self._write("")
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID_TAGS and self.stack and self.stack[-1].tag == tag:
-            self.handle_endtag(tag)
-
-    def handle_data(self, data: str) -> None:
-        if not self.dropping:
-            self._data(data)
+    def data(self, text: str) -> None:
+        if not (self.dropping or self.skip_link or self.raw):
+            self._data(text)
 
     def _data(self, data: str) -> None:
         if self.pre is not None:

@@ -7,6 +7,7 @@ import io
 from rich.console import Console, RenderableType
 
 from agent.events import Totals, Usage
+from tests.hostile_support import finishes
 from tui.render import (
     call_signature,
     card_text,
@@ -198,3 +199,13 @@ def test_the_unread_note_names_each_citation() -> None:
     assert unread_note(("b.md:40-50",)).plain == "⚠ cites b.md:40-50, which this run never read"
     two = unread_note(("a.md:1", "b.md:2-3", "c.md:9"))
     assert two.plain == "⚠ cites a.md:1, b.md:2-3 and c.md:9, lines this run never read"
+
+
+def test_an_answer_of_backtick_runs_is_flagged_at_once() -> None:
+    # Runs of backticks each a little longer than the next: 20,000 took 0.4 s, and four
+    # times that at twice the length. A run that no later run closes is no code span.
+    line = "see " + "`" * 200_000 + " b.md:40-50 " + "`" * 199_999 + " b.md:40-50\n"
+    marked = finishes(lambda: mark_unread(line, ("b.md:40-50",)))
+    assert marked.count("~~⚠b.md:40-50~~") == 2
+    short = "see ``` b.md:40-50 `` b.md:40-50\n"  # ``` pairs up, its last ` is closed by ``
+    assert mark_unread(short, ("b.md:40-50",)) == "see ``` b.md:40-50 `` ~~⚠b.md:40-50~~\n"

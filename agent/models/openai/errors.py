@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import socket
 import ssl
 import time
@@ -77,10 +78,11 @@ def server_message(exc: Any, api_key: str) -> str:
 
 
 def scrub(text: str, api_key: str) -> str:
-    """`text` with the key (and the key without its surrounding whitespace) replaced by ***."""
+    """`text` with the key (and the key without its surrounding whitespace) replaced by ***,
+    in any case: a server may echo it upper- or lower-cased (`SK-...`)."""
     for secret in {api_key, api_key.strip()}:
         if len(secret) >= 6:
-            text = text.replace(secret, "***")
+            text = re.sub(re.escape(secret), "***", text, flags=re.IGNORECASE)
     return text
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import agent.errors as errors
 from agent.defaults import (
     DEFAULT_BASE_URL,
+    DEFAULT_MAX_REPLY_CHARS,
     DEFAULT_MAX_RETRIES,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
@@ -74,6 +75,7 @@ class OpenAIModel:
         timeout: float = DEFAULT_TIMEOUT,
         request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
+        max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS,
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
@@ -86,6 +88,8 @@ class OpenAIModel:
         request_timeout: seconds one request may take in all, its reply included
             (None: no limit); a stream kept alive by keep-alive comments ends there.
         max_retries: retries after a 429, a 5xx or a dropped connection.
+        max_reply_chars: characters a streamed reply may bring; past them it is cut short
+            (ended as at the length limit), so a stream that never ends cannot run on.
         backoff: the first retry's delay in seconds; it doubles each retry.
         sleep: waits between retries; by default a wait that a cancel cuts short.
         """
@@ -95,6 +99,7 @@ class OpenAIModel:
         self.timeout = timeout
         self.request_timeout = request_timeout
         self.max_retries = max_retries
+        self.max_reply_chars = max_reply_chars
         self.backoff = backoff
         self._api_key = (api_key or "").strip()
         self._sleep = sleep
@@ -279,6 +284,9 @@ class OpenAIModel:
                 text = assembler.feed(chunk)
                 if text:
                     yield Delta(text)
+                if assembler.size > self.max_reply_chars:
+                    assembler.finish_reason = "length"  # a runaway stream: cut short here
+                    break
             if stopped():
                 return  # the stream ended because it was shut down under us
         finally:

@@ -91,6 +91,8 @@ class StreamAssembler:
         self.finish_reason: str | None = None
         self.usage: Any = None
         self.chunks = 0
+        self.size = 0
+        """Characters of text and tool-call arguments so far."""
 
     def feed(self, chunk: Any) -> str:
         """Take one chunk; return its text (empty if it brought none)."""
@@ -107,9 +109,12 @@ class StreamAssembler:
             delta = getattr(choice, "delta", None)
             for fragment in getattr(delta, "tool_calls", None) or ():
                 self.tools.add(fragment)
+                arguments = getattr(getattr(fragment, "function", None), "arguments", None)
+                self.size += len(arguments) if isinstance(arguments, str) else 0
             text = _text_of(delta)
             if text:
                 self.text.append(text)
+                self.size += len(text)
             if getattr(choice, "finish_reason", None):
                 self.finish_reason = str(choice.finish_reason)
         return text
@@ -167,13 +172,28 @@ def build_reply(
     if tool_calls and finish_reason in (None, "stop"):
         finish_reason = "tool_calls"  # some providers say "stop" (or nothing) with tool calls
     message = Message(role="assistant", content=text or None, tool_calls=tool_calls)
-    if usage is None:
+    prompt = _count(getattr(usage, "prompt_tokens", None))
+    completion = _count(getattr(usage, "completion_tokens", None))
+    if usage is None or prompt is None or completion is None:
         return Reply(message, estimate_usage(messages, tools, message), finish_reason)
-    counted = Usage(
-        prompt_tokens=int(getattr(usage, "prompt_tokens", None) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", None) or 0),
-    )
-    return Reply(message, counted, finish_reason)
+    return Reply(message, Usage(prompt, completion), finish_reason)
+
+
+MAX_COUNT = 10**12
+"""Tokens one call may report: far past any context, far below what a trace can hold
+(its numbers stay under 2**63 even summed over millions of calls)."""
+
+
+def _count(value: Any) -> int | None:
+    """A token count as the server reported it (0 when left out); None when it is not one:
+    negative, fractional, not a number, or past `MAX_COUNT` (10**30, 1e308, "NaN")."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not value.is_integer():  # NaN and infinities too
+        return None
+    return int(value) if 0 <= value <= MAX_COUNT else None
 
 
 def _text_of(delta_or_message: Any) -> str:

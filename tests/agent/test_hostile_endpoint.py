@@ -1,0 +1,120 @@
+"""An endpoint that sends what no real one would: absurd token counts, a stream without end.
+What it sends never makes its own record unreadable, and never outlives the run's limits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent import errors
+from agent.models.base import Delta, Reply
+from agent.trace import read_trace
+from tests.agent.openai_support import Factory, fail, run
+from tests.chatserver import MODEL, SSE, ChatServer, Completion, Endless, chunk
+from tui.cli import app
+
+ABSURD = [10**30, 2**63, 1e308, -5, 2.5, "NaN", "12", True]
+
+
+def completion(usage: dict[str, object]) -> str:
+    body = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 1,
+        "model": MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Hi."},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": usage,
+    }
+    return json.dumps(body)
+
+
+@pytest.mark.parametrize("value", ABSURD, ids=str)
+def test_a_count_that_is_not_one_is_estimated_instead(
+    chat_server: ChatServer, make: Factory, value: object
+) -> None:
+    chat_server.push(Completion(completion({"prompt_tokens": value, "completion_tokens": 3})))
+    (reply,) = run(make(stream=False))
+    assert isinstance(reply, Reply)
+    assert reply.usage.estimated
+    assert 0 < reply.usage.prompt_tokens < 10_000
+
+
+def test_infinity_from_the_server_is_estimated_too(chat_server: ChatServer, make: Factory) -> None:
+    chat_server.push(Completion(completion({"prompt_tokens": 1, "completion_tokens": 3}).replace(
+        '"prompt_tokens": 1', '"prompt_tokens": 1e400'
+    )))  # fmt: skip
+    (reply,) = run(make(stream=False))
+    assert isinstance(reply, Reply) and reply.usage.estimated
+
+
+def test_sensible_counts_are_kept(chat_server: ChatServer, make: Factory) -> None:
+    usage = {"prompt_tokens": 120, "completion_tokens": 7.0}  # 7.0: some servers send floats
+    chat_server.push(Completion(completion(usage)))
+    (reply,) = run(make(stream=False))
+    assert isinstance(reply, Reply)
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (120, 7)
+    assert not reply.usage.estimated
+
+
+def test_a_run_with_absurd_counts_leaves_a_trace_that_replays(
+    chat_server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_env: Path
+) -> None:
+    # 10**30, 2**63 or 1e308 prompt tokens made the trace unreadable: "line 7 is damaged".
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-hostile")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nText.\n")
+    chat_server.push(Completion(completion({"prompt_tokens": 10**30, "completion_tokens": 1e308})))
+    base = ["--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url]
+    asked = CliRunner().invoke(app, ["ask", "What is A?", *base, "--no-stream"])
+    assert asked.exit_code == 0, asked.stderr
+    (trace,) = cli_env.glob("*.jsonl")
+    assert read_trace(trace).complete
+    replayed = CliRunner().invoke(app, ["replay", "--print", str(trace)])
+    assert replayed.exit_code == 0, replayed.stderr
+    assert "prompt + ≈" in replayed.stderr  # estimated, and said to be
+
+
+def test_a_stream_that_never_ends_is_cut_short_at_the_reply_limit(
+    chat_server: ChatServer, make: Factory
+) -> None:
+    chat_server.push(Endless(piece="x" * 1000))
+    chunks = run(make(max_reply_chars=50_000, request_timeout=60.0))
+    reply = chunks[-1]
+    assert isinstance(reply, Reply)
+    assert reply.finish_reason == "length"  # cut short, as at a length limit
+    assert reply.message.content is not None
+    assert 50_000 < len(reply.message.content) <= 51_000
+    assert sum(len(c.text) for c in chunks if isinstance(c, Delta)) == len(reply.message.content)
+
+
+def test_endless_tool_call_arguments_count_toward_the_limit(
+    chat_server: ChatServer, make: Factory
+) -> None:
+    call = {"index": 0, "id": "c1", "type": "function", "function": {"name": "search_docs"}}
+    piece = {"index": 0, "function": {"arguments": "x" * 1000}}
+    events = [chunk({"tool_calls": [call]}), *[chunk({"tool_calls": [piece]})] * 100]
+    chat_server.push(SSE(events, done=False))
+    reply = run(make(max_reply_chars=20_000))[-1]
+    assert isinstance(reply, Reply) and reply.finish_reason == "length"
+    assert len(reply.message.tool_calls[0].arguments) <= 21_000
+
+
+def test_the_request_deadline_holds_while_pieces_keep_arriving(
+    chat_server: ChatServer, make: Factory
+) -> None:
+    # Each piece resets the wait for the next one; the request's deadline must still hold
+    # (the server would stream for 30 s, then close: a different error).
+    chat_server.push(Endless(piece="x", seconds=30.0))
+    _, error = fail(make(request_timeout=1.0))
+    assert isinstance(error, errors.ModelError)
+    assert "within the request timeout of 1 s" in str(error)
