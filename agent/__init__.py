@@ -17,6 +17,7 @@ from agent.config import (
     default_docs,
     default_trace_dir,
     open_docs,
+    shared_http,
 )
 from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, OFFLINE
 from agent.errors import (
@@ -200,6 +201,7 @@ __all__ = [
     "run_questions",
     "score",
     "search_docs",
+    "shared_http",
     "summarise",
     "tool",
     "trace_header",

@@ -238,13 +238,18 @@ def eval_(
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
     concurrency: Annotated[
         int | None,
         typer.Option(
             "--concurrency",
             metavar="N",
             min=1,
-            help="Questions run at once [default: 1 offline, 4 for an endpoint].",
+            help=(
+                "Questions run at once [default: 1 offline, 4 for an endpoint]. Use 1 for a "
+                "server that runs one request at a time (llama-cpp-python ends the running "
+                "reply when another request arrives)."
+            ),
             show_default=False,
         ),
     ] = None,

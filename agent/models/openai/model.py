@@ -76,6 +76,7 @@ class OpenAIModel:
         max_retries: int = DEFAULT_MAX_RETRIES,
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
+        http_client: ModelHTTPClient | None = None,
     ) -> None:
         """Args:
         name: the model name sent to the endpoint.
@@ -88,6 +89,9 @@ class OpenAIModel:
         max_retries: retries after a 429, a 5xx or a dropped connection.
         backoff: the first retry's delay in seconds; it doubles each retry.
         sleep: waits between retries; by default a wait that a cancel cuts short.
+        http_client: a client (and its connection pool) shared with other models, as
+            eval's questions share one; its owner closes it. By default the model makes
+            its own on first use and closes it in `close`.
         """
         self.name = name
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
@@ -100,6 +104,7 @@ class OpenAIModel:
         self._sleep = sleep
         self._client: OpenAI | None = None
         self._http: ModelHTTPClient | None = None
+        self._shared_http = http_client
         self._lock = threading.Lock()
         self._requests: set[_Request] = set()  # in flight, for `cancel`
         self._stream_options = True
@@ -158,9 +163,10 @@ class OpenAIModel:
         """
         self.cancel()
         http, self._http = self._http, None
-        if http is not None:
-            http.shutdown()
         client, self._client = self._client, None
+        if http is None or http is self._shared_http:
+            return  # a shared client's connections serve other models: its owner closes it
+        http.shutdown()
         if client is not None:
             client.close()
 
@@ -231,7 +237,7 @@ class OpenAIModel:
 
                 from agent.models.openai.transport import ModelHTTPClient
 
-                self._http = ModelHTTPClient(
+                self._http = self._shared_http or ModelHTTPClient(
                     timeout=self.timeout, request_timeout=self.request_timeout
                 )
                 self._client = openai.OpenAI(
