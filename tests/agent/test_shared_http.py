@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from agent.config import Config, build_model, shared_http
 from agent.models.base import Reply as ModelReply
 from tests.agent.openai_support import KEY, run
