@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,7 +15,6 @@ from agent import (
     DEFAULT_TIMEOUT,
     AgentError,
     ConfigError,
-    Event,
     ModelError,
     TraceError,
 )
@@ -55,6 +54,9 @@ from tui.options import (
 )
 from tui.outcomes import OUTCOMES
 from tui.terminal import Terminal
+
+if TYPE_CHECKING:
+    from agent import Event
 
 app = typer.Typer(
     name="docsagent",
