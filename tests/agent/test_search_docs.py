@@ -117,7 +117,8 @@ def test_every_agent_offers_search_docs_first_and_the_prompt_says_so(
     assert agent.tools.names == ["search_docs", "list_docs", "grep_docs", "read_doc"]
     outputs = [e.output for e in events if isinstance(e, ToolCallFinished)]
     assert outputs[0].startswith("1 best section for timeouts:\n1. guide.md:5-8")
-    assert "search_docs first" in SYSTEM_PROMPT and "grep_docs to find an exact" in SYSTEM_PROMPT
+    assert "search_docs first" in SYSTEM_PROMPT  # the other tools' descriptions say their use
+    assert "path:start-end" in SYSTEM_PROMPT and "say so plainly" in SYSTEM_PROMPT
     assert list((tmp_path / "cache").glob("docs-*.sqlite"))  # the config's cache folder
 
 
