@@ -138,3 +138,19 @@ def test_the_manual_shows_what_search_docs_really_prints() -> None:
         DocsContext(Corpus.open(manual)), query="How do I cancel a running question?", limit=2
     )
     assert output + "\n" == example
+
+
+def test_a_search_counts_words_anew_once_another_process_updated_the_index(
+    tmp_path: Path,
+) -> None:
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nTimeouts are five seconds.\n")
+    first = open_docs(Config(docs=docs, cache_dir=cache))
+    output, _ = search(first, query="timeouts zebra")
+    assert output.splitlines()[-2] == "(no doc mentions zebra)"
+    (docs / "zoo.md").write_text("# Zoo\n\nA zebra has stripes.\n")
+    open_docs(Config(docs=docs, cache_dir=cache)).search_index().prepare()  # another process
+    output, _ = search(first, query="timeouts zebra")
+    assert "(no doc mentions zebra)" not in output
+    assert "zoo.md:1-3  Zoo" in output
