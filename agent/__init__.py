@@ -1,8 +1,8 @@
 """docsagent's core: a hand-written tool-calling agent over a docs folder.
 
-It emits typed events and imports nothing from textual, rich or typer. The names that
-serve one command each (`eval`, `export`, `rerun`) are imported on first use, so
-starting `ask` or the TUI does not pay for them.
+It emits typed events and imports nothing from textual, rich or typer. Its defaults and
+errors are imported with it; every other name is imported on first use, so a command
+pays only for what it uses (`docsagent --help` for none of the core, `ask` not for eval).
 """
 
 from __future__ import annotations
@@ -10,14 +10,6 @@ from __future__ import annotations
 import importlib
 import typing
 
-from agent.config import (
-    Config,
-    build_agent,
-    build_model,
-    default_docs,
-    default_trace_dir,
-    open_docs,
-)
 from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, OFFLINE
 from agent.errors import (
     AgentError,
@@ -25,81 +17,159 @@ from agent.errors import (
     ModelError,
     TraceError,
 )
-from agent.events import (
-    ContextCompacted,
-    Event,
-    MessageAppended,
-    ModelReplied,
-    ModelRequested,
-    RetryScheduled,
-    RunFinished,
-    RunStarted,
-    RunStats,
-    StopReason,
-    TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-    Totals,
-    Usage,
-)
-from agent.loop import SYSTEM_PROMPT, Agent
-from agent.messages import Message, ToolCall
-from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
-from agent.observation import RunResult, truncate
-from agent.pricing import estimate_cost, parse_prices
-from agent.search import DocsIndex, Hit, IndexReport
-from agent.served import SERVED_MODEL, ServedTools
-from agent.session import Session
-from agent.tail import TraceTail
-from agent.tools.arguments import parse_arguments
-from agent.tools.citations import Citation, citation_spans, find_citations
-from agent.tools.corpus import Corpus
-from agent.tools.docs import (
-    DocsContext,
-    docs_registry,
-    grep_docs,
-    list_docs,
-    read_doc,
-    search_docs,
-)
-from agent.tools.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
-from agent.tools.schema import ArgumentError
-from agent.trace import (
-    Trace,
-    TraceWriter,
-    event_from_dict,
-    event_to_dict,
-    read_trace,
-    trace_header,
-)
-from agent.traces import TraceSummary, recent_traces
 
 if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below imports these
+    from agent.config import (
+        Config,
+        build_agent,
+        build_model,
+        default_docs,
+        default_trace_dir,
+        open_docs,
+        shared_http,
+    )
     from agent.eval.questions import Evidence, Question, evidence_problems, load_questions
     from agent.eval.runner import EvalRun, eval_trace_dir, run_questions
     from agent.eval.scoring import QuestionResult, Summary, is_decline, score, summarise
+    from agent.events import (
+        ContextCompacted,
+        Event,
+        MessageAppended,
+        ModelReplied,
+        ModelRequested,
+        RetryScheduled,
+        RunFinished,
+        RunStarted,
+        RunStats,
+        StopReason,
+        TextDelta,
+        ToolCallFinished,
+        ToolCallStarted,
+        Totals,
+        Usage,
+    )
     from agent.export import FORMATS as EXPORT_FORMATS
     from agent.export import export as export_trace
+    from agent.loop import SYSTEM_PROMPT, Agent
+    from agent.messages import Message, ToolCall
+    from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
+    from agent.observation import RunResult, truncate
+    from agent.pricing import estimate_cost, parse_prices
     from agent.rerun import RerunReport
     from agent.rerun import rerun as rerun_trace
+    from agent.search import DocsIndex, Hit, IndexReport
+    from agent.served import SERVED_MODEL, ServedTools
+    from agent.session import Session
+    from agent.tail import TraceTail
+    from agent.tools.arguments import parse_arguments
+    from agent.tools.citations import Citation, citation_spans, find_citations
+    from agent.tools.corpus import Corpus
+    from agent.tools.docs import (
+        DocsContext,
+        docs_registry,
+        grep_docs,
+        list_docs,
+        read_doc,
+        search_docs,
+    )
+    from agent.tools.registry import Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, tool
+    from agent.tools.schema import ArgumentError
+    from agent.trace import (
+        Trace,
+        TraceWriter,
+        event_from_dict,
+        event_to_dict,
+        read_trace,
+        trace_header,
+    )
+    from agent.traces import TraceSummary, recent_traces
 
 _ON_FIRST_USE = {
+    "Agent": ("agent.loop", "Agent"),
+    "ArgumentError": ("agent.tools.schema", "ArgumentError"),
+    "Chunk": ("agent.models.base", "Chunk"),
+    "Citation": ("agent.tools.citations", "Citation"),
+    "Config": ("agent.config", "Config"),
+    "ContextCompacted": ("agent.events", "ContextCompacted"),
+    "Corpus": ("agent.tools.corpus", "Corpus"),
+    "Delta": ("agent.models.base", "Delta"),
+    "DocsContext": ("agent.tools.docs", "DocsContext"),
+    "DocsIndex": ("agent.search", "DocsIndex"),
     "EXPORT_FORMATS": ("agent.export", "FORMATS"),
     "EvalRun": ("agent.eval.runner", "EvalRun"),
+    "Event": ("agent.events", "Event"),
     "Evidence": ("agent.eval.questions", "Evidence"),
+    "Hit": ("agent.search", "Hit"),
+    "IndexReport": ("agent.search", "IndexReport"),
+    "Message": ("agent.messages", "Message"),
+    "MessageAppended": ("agent.events", "MessageAppended"),
+    "Model": ("agent.models.base", "Model"),
+    "ModelReplied": ("agent.events", "ModelReplied"),
+    "ModelRequested": ("agent.events", "ModelRequested"),
     "Question": ("agent.eval.questions", "Question"),
     "QuestionResult": ("agent.eval.scoring", "QuestionResult"),
+    "Reply": ("agent.models.base", "Reply"),
     "RerunReport": ("agent.rerun", "RerunReport"),
+    "Retry": ("agent.models.base", "Retry"),
+    "RetryScheduled": ("agent.events", "RetryScheduled"),
+    "RunFinished": ("agent.events", "RunFinished"),
+    "RunResult": ("agent.observation", "RunResult"),
+    "RunStarted": ("agent.events", "RunStarted"),
+    "RunStats": ("agent.events", "RunStats"),
+    "SERVED_MODEL": ("agent.served", "SERVED_MODEL"),
+    "SYSTEM_PROMPT": ("agent.loop", "SYSTEM_PROMPT"),
+    "ServedTools": ("agent.served", "ServedTools"),
+    "Session": ("agent.session", "Session"),
+    "StopReason": ("agent.events", "StopReason"),
     "Summary": ("agent.eval.scoring", "Summary"),
+    "TextDelta": ("agent.events", "TextDelta"),
+    "Tool": ("agent.tools.registry", "Tool"),
+    "ToolCall": ("agent.messages", "ToolCall"),
+    "ToolCallFinished": ("agent.events", "ToolCallFinished"),
+    "ToolCallStarted": ("agent.events", "ToolCallStarted"),
+    "ToolContext": ("agent.tools.registry", "ToolContext"),
+    "ToolError": ("agent.tools.registry", "ToolError"),
+    "ToolOutcome": ("agent.tools.registry", "ToolOutcome"),
+    "ToolRegistry": ("agent.tools.registry", "ToolRegistry"),
+    "Totals": ("agent.events", "Totals"),
+    "Trace": ("agent.trace", "Trace"),
+    "TraceSummary": ("agent.traces", "TraceSummary"),
+    "TraceTail": ("agent.tail", "TraceTail"),
+    "TraceWriter": ("agent.trace", "TraceWriter"),
+    "Usage": ("agent.events", "Usage"),
+    "build_agent": ("agent.config", "build_agent"),
+    "build_model": ("agent.config", "build_model"),
+    "citation_spans": ("agent.tools.citations", "citation_spans"),
+    "default_docs": ("agent.config", "default_docs"),
+    "default_trace_dir": ("agent.config", "default_trace_dir"),
+    "docs_registry": ("agent.tools.docs", "docs_registry"),
+    "estimate_cost": ("agent.pricing", "estimate_cost"),
+    "estimate_tokens": ("agent.models.base", "estimate_tokens"),
     "eval_trace_dir": ("agent.eval.runner", "eval_trace_dir"),
+    "event_from_dict": ("agent.trace", "event_from_dict"),
+    "event_to_dict": ("agent.trace", "event_to_dict"),
     "evidence_problems": ("agent.eval.questions", "evidence_problems"),
     "export_trace": ("agent.export", "export"),
+    "find_citations": ("agent.tools.citations", "find_citations"),
+    "grep_docs": ("agent.tools.docs", "grep_docs"),
     "is_decline": ("agent.eval.scoring", "is_decline"),
+    "list_docs": ("agent.tools.docs", "list_docs"),
     "load_questions": ("agent.eval.questions", "load_questions"),
+    "open_docs": ("agent.config", "open_docs"),
+    "parse_arguments": ("agent.tools.arguments", "parse_arguments"),
+    "parse_prices": ("agent.pricing", "parse_prices"),
+    "read_doc": ("agent.tools.docs", "read_doc"),
+    "read_trace": ("agent.trace", "read_trace"),
+    "recent_traces": ("agent.traces", "recent_traces"),
     "rerun_trace": ("agent.rerun", "rerun"),
     "run_questions": ("agent.eval.runner", "run_questions"),
     "score": ("agent.eval.scoring", "score"),
+    "search_docs": ("agent.tools.docs", "search_docs"),
+    "shared_http": ("agent.config", "shared_http"),
     "summarise": ("agent.eval.scoring", "summarise"),
+    "tool": ("agent.tools.registry", "tool"),
+    "trace_header": ("agent.trace", "trace_header"),
+    "truncate": ("agent.observation", "truncate"),
 }
 """Public names imported on first use: name -> (module, name there)."""
 
@@ -205,6 +275,7 @@ __all__ = [
     "run_questions",
     "score",
     "search_docs",
+    "shared_http",
     "summarise",
     "tool",
     "trace_header",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from agent.compaction import Compaction
@@ -24,6 +27,9 @@ from agent.pricing import estimate_cost
 from agent.search import DocsIndex
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
+
+if TYPE_CHECKING:
+    from agent.models.openai.transport import ModelHTTPClient
 
 
 def default_docs() -> Path:
@@ -117,10 +123,13 @@ def check_base_url(url: str) -> None:
         raise ConfigError(f"bad --base-url: the host name is not valid, {example}") from None
 
 
-def build_model(config: Config, *, docs: DocsContext | None = None) -> Model:
+def build_model(
+    config: Config, *, docs: DocsContext | None = None, http: ModelHTTPClient | None = None
+) -> Model:
     """The model the config names: offline, script:FILE, or an OpenAI-compatible endpoint.
 
-    The offline model answers from `docs` (opened from the config when not given).
+    The offline model answers from `docs` (opened from the config when not given); an
+    endpoint's model sends its requests through `http` when given (see `shared_http`).
     """
     if config.is_offline:
         from agent.models.offline import OfflineModel
@@ -140,7 +149,27 @@ def build_model(config: Config, *, docs: DocsContext | None = None) -> Model:
         timeout=config.timeout,
         request_timeout=config.request_timeout,
         max_retries=config.max_retries,
+        http_client=http,
     )
+
+
+@contextmanager
+def shared_http(config: Config) -> Iterator[ModelHTTPClient | None]:
+    """One HTTP client, and so one connection pool, for many runs against the config's
+    endpoint (eval's questions), closed when the block ends; None for a model on this
+    machine (offline, script:FILE). A client costs about 40 ms of CPU to make, mostly its
+    TLS context, and a new connection per question costs a handshake more."""
+    if config.is_offline or config.model.startswith("script:"):
+        yield None
+        return
+    from agent.models.openai.transport import ModelHTTPClient
+
+    http = ModelHTTPClient(timeout=config.timeout, request_timeout=config.request_timeout)
+    try:
+        yield http
+    finally:
+        http.shutdown()
+        http.close()
 
 
 def compaction_for(config: Config) -> Compaction | None:
@@ -164,14 +193,19 @@ def open_docs(config: Config) -> DocsContext:
 
 
 def build_agent(
-    config: Config, *, model: Model | None = None, docs: DocsContext | None = None
+    config: Config,
+    *,
+    model: Model | None = None,
+    docs: DocsContext | None = None,
+    http: ModelHTTPClient | None = None,
 ) -> Agent:
-    """The agent over the config's docs folder (or the `docs` already opened) and model."""
+    """The agent over the config's docs folder (or the `docs` already opened) and model
+    (an endpoint's sending through `http` when given)."""
     if config.max_steps < 1:
         raise ConfigError("max_steps must be at least 1", fields=("max_steps",))
     docs = docs if docs is not None else open_docs(config)
     return Agent(
-        model if model is not None else build_model(config, docs=docs),
+        model if model is not None else build_model(config, docs=docs, http=http),
         docs_registry(),
         context=[docs],
         max_steps=config.max_steps,

@@ -37,12 +37,13 @@ from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
 from agent.tools.schema import ArgumentError
 
 SYSTEM_PROMPT = """\
-You answer questions about a folder of documentation. Use the tools: search_docs first, to
-find the sections that cover the question (try other words if it finds nothing useful);
-read_doc to read the lines you will use; grep_docs to find an exact string, such as an
-option or a function name; list_docs to see the files. Answer only from what you read,
-quote briefly, and cite every claim as path:start-end of lines you read (for example
-advanced/timeouts.md:45-61). If the docs do not cover the question, say so plainly."""
+Answer only from what the tools show (search_docs first). Cite each claim as \
+path:start-end of lines read, e.g. guide.md:45-61. If the docs do not cover the \
+question, say so plainly."""
+"""What the model is told besides the tools' own descriptions, which say what each tool
+is for (search_docs' results end by saying to read a section before citing it): the
+order to use them in, the citation format and the rule to decline. It is sent with
+every request, so every byte of it counts once per step."""
 
 
 _E = TypeVar("_E", bound=Event)

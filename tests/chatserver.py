@@ -24,7 +24,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -101,9 +101,21 @@ def validate(messages: list[dict[str, Any]]) -> str | None:
 class ChatServer:
     """The server: `push` responses, read `requests`, `stop` when done."""
 
-    def __init__(self, *, strict: bool = False, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        strict: bool = False,
+        api_key: str | None = None,
+        delay: float = 0.0,
+        responder: Callable[[dict[str, Any]], Response] | None = None,
+    ) -> None:
+        """`delay`: seconds each request waits before its answer (a slow model); with
+        `responder`, each request is answered by what it returns for the request's body
+        instead of from the script (requests of concurrent runs then need no order)."""
         self.strict = strict
         self.api_key = api_key
+        self.delay = delay
+        self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self.request_bytes: list[int] = []
         self.headers: list[dict[str, str]] = []
@@ -172,6 +184,8 @@ class ChatServer:
                 return Status(401, f"Incorrect API key provided: {sent}.")
             if self.strict and (problem := validate(body.get("messages") or [])):
                 return Status(400, problem)
+            if self.responder is not None:
+                return self.responder(body)
             if not self.script:
                 return Status(500, "chatserver: no scripted response left")
             return self.script.popleft()
@@ -207,6 +221,8 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
                 return
             response = server.next_response(body, headers, len(raw))
+            if server.delay:
+                server.stopping.wait(server.delay)
             # The client may have given up (timeout, cancel): nothing to do then.
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._send(response, stream=bool(body.get("stream")))

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.trace import read_trace
-from tests.chatserver import MODEL, ChatServer, Hang, Reply, Status
+from tests.chatserver import MODEL, ChatServer, Hang, Ping, Reply, Status
 from tui.cli import app
 
 QUESTIONS = [
@@ -238,6 +238,49 @@ def test_eval_against_an_endpoint_counts_the_servers_tokens(
     assert [r["outcome"] for r in report["results"]] == ["hit", "miss", "answered"]
     assert [(r["tokens"], r["tokens_estimated"]) for r in report["results"]] == [(15, False)] * 3
     assert "sk-test-eval" not in out + err
+
+
+def test_an_eval_run_sends_every_question_through_one_pool_of_connections(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    questions = [{"id": f"q{n}", "question": "How do I replay a saved run?"} for n in range(12)]
+    chat_server.push(*[Reply(content="Run `docsagent replay FILE` (replay.md:3-4).")] * 12)
+    code, _, err = run_eval(
+        question_file(tmp_path, questions),
+        "--docs",
+        str(docs),
+        "--model",
+        MODEL,
+        "--base-url",
+        chat_server.base_url,
+        "--concurrency",
+        "2",
+    )
+    assert code == 0, err
+    assert len(chat_server.requests) == 12
+    assert chat_server.connections <= 2  # a client per question opened one per question
+
+
+def test_eval_takes_a_request_timeout_as_ask_does(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    chat_server.push(Ping())  # keep-alive comments for ever: only the request's deadline ends it
+    questions = [{"id": "q", "question": "How do I replay a saved run?"}]
+    code, _, err = run_eval(
+        question_file(tmp_path, questions),
+        "--docs",
+        str(docs),
+        "--model",
+        MODEL,
+        "--base-url",
+        chat_server.base_url,
+        "--request-timeout",
+        "0.5",
+    )
+    assert code == 1
+    assert "within the request timeout of 0.5" in err.splitlines()[-1]
 
 
 def test_ctrl_c_cancels_the_requests_in_flight_at_once(

@@ -10,14 +10,17 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent import AgentError, Citation, Corpus, DocsContext, Event, RunFinished, Trace
+from agent import AgentError
 from tui.options import Options, explain
 from tui.outcomes import OUTCOMES
 from tui.terminal import Terminal
+
+if TYPE_CHECKING:  # the core loads when a command runs, not for `--help`
+    from agent import Citation, Corpus, DocsContext, Event, RunFinished, Trace
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
 STOP_SIGNALS = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
@@ -196,6 +199,7 @@ def json_result(finished: RunFinished, trace: str | None, citations: list[Any]) 
 
 def print_trace(trace: Trace, terminal: Terminal) -> None:
     """`replay --print`: a saved run's progress lines, summary and answer, as `ask` showed them."""
+    from agent import RunFinished
     from tui.printer import ProgressPrinter, fold, summary_line
 
     printer = ProgressPrinter(terminal.warn, width=terminal.columns())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,7 +15,6 @@ from agent import (
     DEFAULT_TIMEOUT,
     AgentError,
     ConfigError,
-    Event,
     ModelError,
     TraceError,
 )
@@ -55,6 +54,9 @@ from tui.options import (
 )
 from tui.outcomes import OUTCOMES
 from tui.terminal import Terminal
+
+if TYPE_CHECKING:
+    from agent import Event
 
 app = typer.Typer(
     name="docsagent",
@@ -238,13 +240,18 @@ def eval_(
     trace_dir: TraceDir = None,
     no_stream: NoStream = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
     concurrency: Annotated[
         int | None,
         typer.Option(
             "--concurrency",
             metavar="N",
             min=1,
-            help="Questions run at once [default: 1 offline, 4 for an endpoint].",
+            help=(
+                "Questions run at once [default: 1 offline, 4 for an endpoint]. Use 1 for a "
+                "server that runs one request at a time (llama-cpp-python ends the running "
+                "reply when another request arrives)."
+            ),
             show_default=False,
         ),
     ] = None,

@@ -20,6 +20,7 @@ from agent import (
     evidence_problems,
     load_questions,
     run_questions,
+    shared_http,
     summarise,
 )
 from tui.eval_report import eval_json, results_table, summary_lines
@@ -108,14 +109,14 @@ def evaluate(
     traces = eval_trace_dir(config.trace_dir, questions_file)
     if notice:
         err.write(visible(notice) + "\n")
-    run = EvalRun(
-        make_agent=lambda: build_agent(config),
-        corpus=corpus,
-        trace_dir=traces,
-        concurrency=concurrency or default_concurrency(config),
-    )
     try:
-        with progress(len(questions), err) as update:
+        with shared_http(config) as http, progress(len(questions), err) as update:
+            run = EvalRun(  # the questions share one HTTP client: one pool of connections
+                make_agent=lambda: build_agent(config, http=http),
+                corpus=corpus,
+                trace_dir=traces,
+                concurrency=concurrency or default_concurrency(config),
+            )
             results = run_questions(questions, run, on_result=update)
     except KeyboardInterrupt:
         err.write(visible(f"docsagent: interrupted (traces so far: {traces})") + "\n")

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,11 +21,11 @@ from agent import (
     DEFAULT_TIMEOUT,
     OFFLINE,
     AgentError,
-    Config,
     ConfigError,
-    default_docs,
-    default_trace_dir,
 )
+
+if TYPE_CHECKING:  # the core loads when a command runs, not for `--help`
+    from agent import Config
 
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
 OFFLINE_NOTICE = (
@@ -212,6 +212,8 @@ def make_config(
     options: Options, environ: Mapping[str, str] | None = None
 ) -> tuple[Config, str | None]:
     """The run's config and an optional one-line notice (the offline fallback)."""
+    from agent import Config, default_docs, default_trace_dir
+
     env = os.environ if environ is None else environ
     keys = (env.get(name, "").strip() for name in ("LLM_API_KEY", "OPENAI_API_KEY"))
     api_key = next((key for key in keys if key), None)

@@ -34,6 +34,7 @@ MARK = "**"
 """What a snippet puts around each matched word."""
 
 EXAMPLE_SECTIONS = 20_000  # sections read for example questions (a huge folder: its first ones)
+MAX_COUNTS = 4096  # expressions whose counts are kept at most (a long session's terms)
 SNIPPET_WORDS = 16  # words in a snippet, around its best match
 
 
@@ -86,6 +87,8 @@ class DocsIndex:
         self._conn: sqlite3.Connection | None = None
         self._report: IndexReport | None = None
         self._closer: Callable[[], object] | None = None  # a weakref.finalize
+        self._counts_seen: dict[str, int] = {}  # sections per expression (rank.count)
+        self._version: int | None = None  # the file's data_version they were counted at
 
     @property
     def location(self) -> Path | None:
@@ -187,7 +190,7 @@ class DocsIndex:
             rowids = [row[0] for row in rows]
             titled = rank.holding(conn, terms, rowids, column="title")
             total = self._report.sections if self._report else 0  # prepared: _db() opened it
-            parts = rank.term_parts(conn, terms, rowids, total)
+            parts = rank.term_parts(conn, terms, rowids, total, self._known_counts(conn))
             capitals = acronyms(query) if isinstance(query, str) else set()
             for word in capitals & set(parts):  # "LFS" held only as the stemmer's "LF"s
                 unwritten = _unwritten(conn, word, rowids)
@@ -236,10 +239,19 @@ class DocsIndex:
         conn = self._db()
         counts = {}
         with self._lock:
+            known = self._known_counts(conn)
             for term in terms:
                 expression = match_expression([term])
-                counts[term] = rank.count(conn, expression) if expression else 0
+                counts[term] = rank.count(conn, expression, known) if expression else 0
         return counts
+
+    def _known_counts(self, conn: sqlite3.Connection) -> dict[str, int]:
+        """The sections counted per expression, while the index is unchanged (another
+        process writing to the file changes its `data_version`); under the lock."""
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        if version != self._version or len(self._counts_seen) > MAX_COUNTS:
+            self._counts_seen, self._version = {}, version
+        return self._counts_seen
 
     def written_counts(self, words: Sequence[str]) -> dict[str, int]:
         """How many sections hold each word as written, case aside, or with a plural "s":
@@ -313,6 +325,7 @@ class DocsIndex:
             if self._closer is not None:
                 self._closer()
             self._conn, self._report, self._closer = None, None, None
+            self._counts_seen, self._version = {}, None
 
 
 def _unrepeated(conn: sqlite3.Connection, ranked: list[Any]) -> list[Any]:

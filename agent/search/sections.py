@@ -15,7 +15,7 @@ so that every section can be read whole with one `read_doc` call.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 
 from agent.search.asciidoc import read_titles
@@ -71,7 +71,7 @@ class Section:
 def find_headings(lines: list[str], style: Style) -> list[Heading]:
     """The headings of a doc's lines, in order."""
     if style == "markdown":
-        return _markdown_headings(lines)
+        return list(_markdown_headings(lines))
     titles = read_titles(lines) if style == "text" else None
     if titles is not None:
         return [Heading(_clean(t.text), t.level, t.start, t.end) for t in titles]
@@ -102,6 +102,8 @@ def split_sections(lines: list[str], style: Style) -> list[Section]:
 
 def first_heading(lines: list[str], style: Style) -> str:
     """The doc's first heading (its title), or ''."""
+    if style == "markdown":  # the scan stops at the first: a title costs one line, not 200
+        return next((h.text for h in _markdown_headings(lines[:200])), "")
     found = find_headings(lines[:200], style)
     return found[0].text if found else ""
 
@@ -191,8 +193,7 @@ def _fenced(lines: list[str], start: int, end: int) -> set[int]:
     return inside
 
 
-def _markdown_headings(lines: list[str]) -> list[Heading]:
-    found: list[Heading] = []
+def _markdown_headings(lines: list[str]) -> Iterator[Heading]:
     fence = ""
     n = _front_matter_end(lines)
     while n < len(lines):
@@ -202,13 +203,12 @@ def _markdown_headings(lines: list[str]) -> list[Heading]:
             n += 1
             continue
         if (atx := _ATX.match(line)) and (text := _atx_text(atx[2] or "")):
-            found.append(Heading(_clean(text), len(atx[1]), n + 1, n + 1))
+            yield Heading(_clean(text), len(atx[1]), n + 1, n + 1)
         elif n + 1 < len(lines) and _SETEXT.match(lines[n + 1]) and _paragraph_line(lines, n):
             level = 1 if lines[n + 1].strip()[0] == "=" else 2
-            found.append(Heading(_clean(line), level, n + 1, n + 2))
+            yield Heading(_clean(line), level, n + 1, n + 2)
             n += 1
         n += 1
-    return found
 
 
 def _atx_text(text: str) -> str:

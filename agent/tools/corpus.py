@@ -13,6 +13,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from agent.defaults import DEFAULT_DOC_CACHE_BYTES, DEFAULT_MAX_DOC_BYTES
@@ -22,6 +23,7 @@ from agent.tools.formats import (
     BUILD_MARKS,
     DESCRIPTION,
     NotText,
+    as_is,
     doc_text,
     heading_style,
     not_a_doc,
@@ -39,6 +41,7 @@ from agent.tools.sandbox import (
 from agent.tools.textscan import (
     fold,
     fold_fully,
+    fold_utf8,
     line_count,
     lines_at,
     normalize_breaks,
@@ -64,19 +67,24 @@ class DocText:
 
 @dataclass(frozen=True)
 class Doc:
-    """What search keeps of a doc: its text lower-cased as UTF-8, line count, title and file.
+    """What search keeps of a doc: its text lower-cased as UTF-8, and its file.
 
     `folded` has every letter lower-cased when `full` is set, else only the ASCII ones
-    (enough for an ASCII keyword; see `textscan.fold`).
+    (enough for an ASCII keyword; see `textscan.fold`). The line count is counted on
+    first use, and the title is `Corpus.title`'s: a search needs neither, and over a big
+    folder they would cost its first call as much as the search itself.
     """
 
     key: FileKey
     folded: bytes
     full: bool
-    lines: int
-    title: str
     file: bytes
     """The file's path on disk, as the system takes it: its status is checked on every use."""
+
+    @cached_property
+    def lines(self) -> int:
+        """How many lines the doc has."""
+        return line_count(self.folded)
 
 
 class Corpus:
@@ -108,6 +116,8 @@ class Corpus:
         self._unread: dict[str, str] = {}  # docs that could not be read when last tried
         self._docs: OrderedDict[str, Doc] = OrderedDict()
         self._recent: OrderedDict[str, DocText] = OrderedDict()  # texts last read, by doc
+        self._recent_chars = 0  # characters of text in `_recent`, kept as it changes
+        self._titles: dict[str, tuple[FileKey, str]] = {}  # each doc's title, by its file's key
         self._cached_bytes = 0
 
     @classmethod
@@ -189,21 +199,29 @@ class Corpus:
         The file must be, at this moment, a regular file inside the folder and at most
         `max_doc_bytes` long; otherwise this raises Unreadable, naming the doc and why.
         """
+        return self._decoded(rel, *self._read_bytes(rel))
+
+    def _decoded(self, rel: str, data: bytes, key: FileKey) -> DocText:
+        """The text of a doc's bytes as read; raises Unreadable if they hold none."""
+        try:
+            text = doc_text(data, rel)
+        except NotText as exc:
+            self._unread[rel] = str(exc)
+            raise Unreadable(rel, str(exc)) from None
+        self._unread.pop(rel, None)
+        return DocText(normalize_breaks(text), key)
+
+    def _read_bytes(self, rel: str) -> tuple[bytes, FileKey]:
+        """A doc's bytes, read now through the sandbox, and its key; raises Unreadable."""
         self.paths()
         path = self._files.get(rel)
         if path is None:
             raise Unreadable(rel, "it is not a doc in this folder")
         try:
-            data, key = read_inside(self._real, path, name=rel, limit=self.max_doc_bytes)
-            text = doc_text(data, rel)
-        except NotText as exc:
-            self._unread[rel] = str(exc)
-            raise Unreadable(rel, str(exc)) from None
+            return read_inside(self._real, path, name=rel, limit=self.max_doc_bytes)
         except Unreadable as exc:
             self._unread[rel] = exc.reason
             raise
-        self._unread.pop(rel, None)
-        return DocText(normalize_breaks(text), key)
 
     def read_lines(self, rel: str) -> list[str]:
         """A doc's lines, read now (for the search index); NotText when it cannot be read."""
@@ -279,12 +297,19 @@ class Corpus:
                 yield exc
 
     def _load(self, rel: str) -> Doc:
-        read = self.text(rel)
+        """A doc as search sees it, read now. Bytes that are their text as they stand
+        (`as_is`: most docs) are folded without being decoded, which halves the cost of
+        a big folder's first search; others are read as `text` reads them."""
+        read = self._recent.get(rel)
+        if read is None or read.key != current_key(self._files[rel]):
+            data, key = self._read_bytes(rel)
+            if as_is(data, rel):
+                self._unread.pop(rel, None)
+                folded, full = fold_utf8(data)
+                return Doc(key, folded, full, os.fsencode(self._files[rel]))
+            read = self._keep(rel, self._decoded(rel, data, key))
         folded, full = fold(read.text)
-        head = read.text.split("\n", TITLE_LINES)[:TITLE_LINES]
-        title = first_heading(head, heading_style(rel))
-        file = os.fsencode(self._files[rel])
-        return Doc(read.key, folded, full, line_count(folded), title, file)
+        return Doc(read.key, folded, full, os.fsencode(self._files[rel]))
 
     def lines(self, rel: str, start: int, end: int) -> list[str]:
         """Lines `start` to `end` (1-based, inclusive) of a doc as it reads now: fewer if
@@ -302,17 +327,35 @@ class Corpus:
         if kept is not None and rel in self._files and kept.key == current_key(self._files[rel]):
             self._recent.move_to_end(rel)
             return kept
-        read = self.read(rel)
-        self._recent.pop(rel, None)
+        return self._keep(rel, self.read(rel))
+
+    def _keep(self, rel: str, read: DocText) -> DocText:
+        """`read`, kept as `text` keeps the latest docs' texts (a running total of their
+        size: summing them on every insert made a big folder's first search quadratic)."""
+        gone = self._recent.pop(rel, None)
+        if gone is not None:
+            self._recent_chars -= len(gone.text)
         if len(read.text) <= RECENT_CHARS:
             self._recent[rel] = read
-            while sum(len(d.text) for d in self._recent.values()) > RECENT_CHARS:
-                self._recent.popitem(last=False)
+            self._recent_chars += len(read.text)
+            while self._recent_chars > RECENT_CHARS:
+                _, oldest = self._recent.popitem(last=False)
+                self._recent_chars -= len(oldest.text)
         return read
 
     def title(self, rel: str) -> str:
-        """The doc's first heading, or ''."""
-        return self.doc(rel).title
+        """The doc's first heading, or '': found once while its file is unchanged.
+
+        Raises Unreadable as `read` does."""
+        self.paths()
+        known = self._titles.get(rel)
+        if known is not None and rel in self._files and known[0] == current_key(self._files[rel]):
+            return known[1]
+        read = self.text(rel)
+        head = read.text.split("\n", TITLE_LINES)[:TITLE_LINES]
+        title = first_heading(head, heading_style(rel))
+        self._titles[rel] = (read.key, title)
+        return title
 
     def line_count(self, rel: str) -> int:
         """How many lines the doc has."""

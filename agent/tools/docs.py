@@ -20,6 +20,7 @@ from agent.tools.textscan import (
     line_count,
     line_pattern,
     lines_at,
+    rarest,
 )
 
 MAX_HITS = 20
@@ -59,11 +60,12 @@ def list_docs(ctx: DocsContext) -> str:
     unread: list[Unreadable] = []
     for rel in ctx.corpus.paths():
         try:
-            doc = ctx.corpus.doc(rel)
+            title = ctx.corpus.title(rel)  # first: the doc is then folded from the text it kept
+            lines = ctx.corpus.doc(rel).lines
         except Unreadable as exc:
             unread.append(exc)
             continue
-        rows.append(f"{rel}  ({doc.lines} lines)  {doc.title}".rstrip())
+        rows.append(f"{rel}  ({lines} lines)  {title}".rstrip())
     notes = [
         skipped_note(unread, "docs", "could not be read"),
         skipped_note(ctx.corpus.skipped, "folders or files", "could not be opened"),
@@ -121,13 +123,20 @@ def _search(corpus: Corpus, paths: Sequence[str], keyword: str, found: _Found) -
     full = not keyword.isascii()  # only a keyword beyond ASCII needs docs fully folded
     room = MAX_HITS
     per_file, unread = found.per_file, found.unread
-    findall = line_pattern(needle).findall  # what count_lines does for a doc of common size
+    findall = None  # what count_lines does for a doc of common size, made for the first hit
     for rel, doc in zip(paths, corpus.docs(paths, full=full), strict=True):
         if isinstance(doc, Unreadable):
             unread.append(doc)
             continue
         folded = doc.folded
-        count = len(findall(folded)) if len(folded) < MARK_FROM else count_lines(folded, needle)
+        if needle not in folded:  # most docs: a fast search whatever the letters
+            continue
+        if len(folded) >= MARK_FROM:
+            count = count_lines(folded, needle)
+        else:
+            if findall is None:  # its rarest byte counted in the first doc that holds it
+                findall = line_pattern(needle, rarest(needle, folded)).findall
+            count = len(findall(folded))
         if count:
             per_file[rel] = count
             if room > 0:

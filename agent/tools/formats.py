@@ -154,6 +154,28 @@ def doc_text(data: bytes, name: str) -> str:
     return decode(data)
 
 
+def as_is(data: bytes, name: str) -> bool:
+    """Whether a doc's bytes are its text as they stand: `doc_text` would decode them as
+    UTF-8 and nothing else, and every line break is `\n` (so `normalize_breaks` keeps it).
+
+    A search can then fold the bytes without decoding them (see `Corpus.doc`).
+    """
+    lower = name.lower()
+    if lower.endswith(".gz") or lower.endswith(HTML_SUFFIXES) or b"\r" in data:
+        return False
+    if data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    if b"\0" in data[:SNIFF]:
+        return False  # binary: doc_text says so
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False  # replaced characters: the text is not the bytes
+    return True
+
+
 def gunzip(data: bytes, limit: int = MAX_UNZIPPED) -> bytes:
     """The unzipped bytes of a gzip file (every member), NotText past `limit` or if broken.
 

@@ -21,9 +21,7 @@ _SPARSE = 8  # lines skipped one by one before whole windows of lines are counte
 CHUNK = 1 << 20  # bytes of whole lines counted at once
 MARK_FROM = 1 << 16  # a chunk this large and dense with matches is counted by marking
 _MARKERS = [bytes([b]) for b in (0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, 18, 19, 20)]
-_COMMON = b" etaoinsrhlcdumpfgwybv.,\n-_/:()kx'\"=`#*0123456789jqz"
-"""Bytes of docs (lower-cased) from the most common on; any other byte is rarer still."""
-_RARITY = [_COMMON.find(b) if b in _COMMON else len(_COMMON) for b in range(256)]
+SAMPLE = 1 << 16  # bytes of a doc counted to tell which of a needle's bytes is rarest
 _KEEP_ONLY = {m: bytes(b for b in range(256) if b not in (m[0], 10)) for m in _MARKERS}
 
 
@@ -50,6 +48,15 @@ def fold(text: str) -> tuple[bytes, bool]:
     if "\u0130" in text or "\u212a" in text:  # İ and the Kelvin sign lower to ASCII letters
         return fold_fully(data), True
     return data, False
+
+
+def fold_utf8(data: bytes) -> tuple[bytes, bool]:
+    """What `fold` gives for the text that valid UTF-8 `data` holds, without decoding it."""
+    if data.isascii():
+        return data.lower(), True
+    if b"\xc4\xb0" in data or b"\xe2\x84\xaa" in data:  # İ and the Kelvin sign, encoded
+        return fold_fully(data.lower()), True
+    return data.lower(), False
 
 
 def fold_fully(folded: bytes) -> bytes:
@@ -82,7 +89,7 @@ def count_lines(
         chunk: Bytes of whole lines counted at once.
         mark_from: A chunk this large and dense with matches is counted by marking.
     """
-    pattern = line_pattern(needle)
+    pattern = line_pattern(needle, rarest(needle, folded))
     size = len(folded)
     if size <= chunk and size < mark_from:  # a doc of common size: one call
         return len(pattern.findall(folded))
@@ -98,18 +105,29 @@ def count_lines(
     return count
 
 
+def rarest(needle: bytes, sample: bytes) -> int:
+    """Where in `needle` its byte least frequent in `sample` (the first `SAMPLE` bytes of a
+    text like the one searched) first occurs: where `line_pattern` should start.
+
+    Counted, not looked up in a table of English letters: docs in another language,
+    or of code, make other letters rare.
+    """
+    counts = {b: sample.count(b, 0, SAMPLE) for b in set(needle)}
+    return min(range(len(needle)), key=lambda i: counts[needle[i]])
+
+
 @functools.lru_cache(maxsize=16)
-def line_pattern(needle: bytes) -> re.Pattern[bytes]:
+def line_pattern(needle: bytes, at: int = 0) -> re.Pattern[bytes]:
     """A regex matching once per line that holds `needle`: from its first match on the
     line to the line's end, with an empty group (so `findall` makes no copies).
 
     The regex engine looks for a pattern's literal start one byte at a time, so the
-    pattern starts at the needle's rarest byte and looks behind for the whole needle:
-    `timeout` is found as `meout(?<=timeout)`, which stops at every `m` rather than at
-    every `t`. Matching bytes behind the point reached is what a look-behind does, and
-    one match per line is kept because each runs on to the line's end.
+    pattern starts at the needle's rarest byte, `needle[at]` (see `rarest`), and looks
+    behind for the whole needle: `timeout` is found as `meout(?<=timeout)`, which stops
+    at every `m` rather than at every `t`. Matching bytes behind the point reached is
+    what a look-behind does, and one match per line is kept because each runs on to the
+    line's end.
     """
-    at = max(range(len(needle)), key=lambda i: _RARITY[needle[i]])  # the first rarest
     behind = b"(?<=" + re.escape(needle) + b")" if at else b""
     return re.compile(re.escape(needle[at:]) + behind + b"[^\n]*()")
 

@@ -117,7 +117,8 @@ def test_every_agent_offers_search_docs_first_and_the_prompt_says_so(
     assert agent.tools.names == ["search_docs", "list_docs", "grep_docs", "read_doc"]
     outputs = [e.output for e in events if isinstance(e, ToolCallFinished)]
     assert outputs[0].startswith("1 best section for timeouts:\n1. guide.md:5-8")
-    assert "search_docs first" in SYSTEM_PROMPT and "grep_docs to find an exact" in SYSTEM_PROMPT
+    assert "search_docs first" in SYSTEM_PROMPT  # the other tools' descriptions say their use
+    assert "path:start-end" in SYSTEM_PROMPT and "say so plainly" in SYSTEM_PROMPT
     assert list((tmp_path / "cache").glob("docs-*.sqlite"))  # the config's cache folder
 
 
@@ -137,3 +138,19 @@ def test_the_manual_shows_what_search_docs_really_prints() -> None:
         DocsContext(Corpus.open(manual)), query="How do I cancel a running question?", limit=2
     )
     assert output + "\n" == example
+
+
+def test_a_search_counts_words_anew_once_another_process_updated_the_index(
+    tmp_path: Path,
+) -> None:
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nTimeouts are five seconds.\n")
+    first = open_docs(Config(docs=docs, cache_dir=cache))
+    output, _ = search(first, query="timeouts zebra")
+    assert output.splitlines()[-2] == "(no doc mentions zebra)"
+    (docs / "zoo.md").write_text("# Zoo\n\nA zebra has stripes.\n")
+    open_docs(Config(docs=docs, cache_dir=cache)).search_index().prepare()  # another process
+    output, _ = search(first, query="timeouts zebra")
+    assert "(no doc mentions zebra)" not in output
+    assert "zoo.md:1-3  Zoo" in output

@@ -12,10 +12,12 @@ from agent.tools.textscan import (
     first_heading,
     fold,
     fold_fully,
+    fold_utf8,
     hit_lines,
     line_count,
     lines_at,
     normalize_breaks,
+    rarest,
 )
 
 
@@ -73,6 +75,17 @@ def test_folding_lowers_what_str_lower_lowers() -> None:
             )
 
 
+def test_folding_utf8_bytes_as_they_stand_is_folding_their_text() -> None:
+    for text in ["Plain ASCII", "Café Noir", "KELVIN \u212a", "İstanbul", "ΣΊΣΥΦΟΣ", ""]:
+        assert fold_utf8(text.encode()) == fold(text)
+
+
+def test_the_rarest_byte_of_a_keyword_is_counted_in_the_docs_not_taken_from_english() -> None:
+    assert rarest(b"the", b"the cat sat on the mat") == 1  # h: twice, t: six times
+    assert rarest(b"zqe", b"zz qq zq qz e") == 2  # in English z and q would be the rarest
+    assert rarest(b"aab", b"") == 0  # nothing to count: the first byte
+
+
 def test_a_heading_counts_as_the_title_only_near_the_top() -> None:
     assert first_heading("# Title\ntext", 40) == "# Title"
     assert first_heading("text\n## Later\n# Last", 40) == "## Later"
@@ -109,6 +122,32 @@ def test_a_keyword_beyond_ascii_finds_capitals_in_a_doc_searched_before_for_asci
     for keyword in ["alles", "über", "alles"]:  # cached with ASCII letters lowered, then all
         outcome = registry.call("grep_docs", f'{{"keyword": "{keyword}"}}', [ctx])
         assert (outcome.output, outcome.error) == ("notes.md:2: ÜBER alles", False)
+
+
+def test_grep_reads_a_doc_with_invalid_utf8_as_read_doc_does(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "bad.md").write_bytes(b"# Caf\xe9\nBad \xff byte\nTimeout here\n")
+    ctx = DocsContext(Corpus.open(docs))
+    registry = docs_registry()
+    for keyword, hit in [
+        ("timeout", "bad.md:3: Timeout here"),
+        ("\ufffd", "bad.md:1: # Caf\ufffd"),
+    ]:
+        outcome = registry.call("grep_docs", f'{{"keyword": "{keyword}", "path": "bad.md"}}', [ctx])
+        assert outcome.output.split("\n")[0] == hit
+    assert registry.call("list_docs", "{}", [ctx]).output == "bad.md  (3 lines)  Caf\ufffd"
+
+
+def test_list_docs_shows_a_title_changed_since_it_last_listed(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Old title\ntext\n")
+    ctx = DocsContext(Corpus.open(docs))
+    registry = docs_registry()
+    assert registry.call("list_docs", "{}", [ctx]).output == "a.md  (2 lines)  Old title"
+    (docs / "a.md").write_text("# New title\n\nmore text\n")
+    assert registry.call("list_docs", "{}", [ctx]).output == "a.md  (3 lines)  New title"
 
 
 def test_grep_and_read_doc_number_lines_alike_whatever_the_line_breaks(tmp_path: Path) -> None:

@@ -1,9 +1,15 @@
 """Docs folder benchmarks: `make bench`. Each compares with ripgrep, measured in one run.
 
-- grep_docs over 10,000 docs (about 101 MB), warm, for keywords with a few to hundreds of
-  thousands of matches: at most 1.5x `rg -i -F -c` on the same folder all told, holding
-  the cache's bytes (about the folder's size) plus a small search overhead;
-- the scan for docs: at most 3x `rg --files`;
+- the first grep_docs over 10,000 docs (about 101 MB), in a fresh process on files in the
+  page cache, against rg's own first run (a fresh process too): at most 3x; the first
+  grep_docs and list_docs over half the folder and over all of it: linear (doubling the
+  folder at most 2.5x the time);
+- grep_docs warm, for keywords with a few to hundreds of thousands of matches: at most
+  1.5x `rg -i -F -c` on the same folder all told, on the httpx docs and on a synthetic
+  vocabulary whose letters are common where English's are rare (the keyword's rarest byte
+  is counted, not looked up), holding the cache's bytes (about the folder's size) plus a
+  small search overhead;
+- the scan for docs: at most 2x `rg --files`;
 - a 50 MB doc of `e` lines searched for `e`: every match counted, memory a small multiple
   of the doc, a few seconds at most.
 
@@ -15,8 +21,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -31,6 +39,20 @@ HTTPX_DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" /
 FILES = 10_000
 DOC_BYTES = 10_100  # 10,000 docs of about 10 KB: 101 MB
 KEYWORDS = ["timeout", "proxy", "client", "kubernetes"]
+FOREIGN_LETTERS = "zqjxkvbpygfwmucldrhsnioate"  # English's order of frequency, reversed
+FOREIGN_KEYWORDS = ["zq", "zqxq", "jqkjqwp", "zzjqzqzq"]  # the last in no doc
+FIRST = """
+import sys, time
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
+tool, args = sys.argv[2], sys.argv[3]
+registry = docs_registry()
+started = time.perf_counter()
+outcome = registry.call(tool, args, [DocsContext(Corpus.open(sys.argv[1]))])
+print(time.perf_counter() - started)
+assert not outcome.error
+"""
+"""A first call in a fresh process: the folder opened, then the tool called (imports apart)."""
 
 
 def ripgrep() -> str:
@@ -59,6 +81,69 @@ def big_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def half_docs(big_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first half of the big docs' folders, linked (not copied) to a folder of their own."""
+    root = tmp_path_factory.mktemp("half-docs")
+    for doc in big_docs.rglob("*.md"):
+        if int(doc.parts[-3][1:]) < 50:
+            place = root / doc.relative_to(big_docs)
+            place.parent.mkdir(parents=True, exist_ok=True)
+            os.link(doc, place)
+    return root
+
+
+@pytest.fixture(scope="module")
+def foreign_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """10,000 docs of about 10 KB in a made-up language whose common letters are z, q, j."""
+    rng = random.Random(7)
+    weights = [1.0 / (i + 1) for i in range(len(FOREIGN_LETTERS))]
+    words = [
+        "".join(rng.choices(FOREIGN_LETTERS, weights, k=rng.randint(3, 9))) for _ in range(4000)
+    ]
+    root = tmp_path_factory.mktemp("foreign-docs")
+    for n in range(FILES):
+        folder = root / f"d{n % 100:02d}" / f"s{n // 100 % 10}"
+        folder.mkdir(parents=True, exist_ok=True)
+        lines, size = [f"# Doc {n}"], 0
+        while size < DOC_BYTES:
+            lines.append(" ".join(rng.choices(words, k=rng.randint(4, 14))))
+            size += len(lines[-1]) + 1
+        (folder / f"doc{n}.md").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def first_call(root: Path, tool: str, args: dict[str, str]) -> Callable[[], float]:
+    """A tool's first call on `root` in a fresh process: its own time, imports apart."""
+    command = [sys.executable, "-c", FIRST, str(root), tool, json.dumps(args)]
+
+    def run() -> float:
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        return float(done.stdout)
+
+    return run
+
+
+def wall(command: list[str]) -> Callable[[], float]:
+    """A command's whole run, as its wall time."""
+
+    def run() -> float:
+        started = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, check=False)  # rg: 1 when no match
+        return time.perf_counter() - started
+
+    return run
+
+
+def best_of(runs: int, *sides: Callable[[], float]) -> list[float]:
+    """The best time each side reports over `runs` rounds, the sides taking turns."""
+    best = [float("inf")] * len(sides)
+    for _ in range(runs):
+        for i, side in enumerate(sides):
+            best[i] = min(best[i], side())
+    return best
+
+
 def interleaved(runs: int, *sides: Callable[[], object]) -> list[float]:
     """The best time of each side over `runs` rounds, the sides taking turns."""
     best = [float("inf")] * len(sides)
@@ -70,10 +155,41 @@ def interleaved(runs: int, *sides: Callable[[], object]) -> list[float]:
     return best
 
 
-def test_grep_is_within_one_and_a_half_ripgrep_warm(big_docs: Path) -> None:
+def test_first_grep_is_within_three_times_ripgreps_first_run(big_docs: Path) -> None:
+    rg = ripgrep()
+    keyword = {"keyword": "warm up"}
+    command = [rg, "--no-config", "-i", "-F", "-c", keyword["keyword"], str(big_docs)]
+    ours, theirs = best_of(3, first_call(big_docs, "grep_docs", keyword), wall(command))
+    ratio = ours / theirs
+    print(
+        f"\nfirst grep_docs over {FILES:,} docs in a fresh process: {ours * 1000:.0f} ms vs "
+        f"rg's first run {theirs * 1000:.0f} ms: {ratio:.2f}x (target 3x)"
+    )
+    assert ratio <= 3, f"the first grep_docs is {ratio:.2f}x rg's first run; the target is 3x"
+
+
+def test_first_grep_and_list_docs_are_linear_in_the_folder(big_docs: Path, half_docs: Path) -> None:
+    report, ratios = [], []
+    for tool, args in [("grep_docs", {"keyword": "warm up"}), ("list_docs", {})]:
+        half, whole = best_of(
+            3, first_call(half_docs, tool, args), first_call(big_docs, tool, args)
+        )
+        ratios.append(whole / half)
+        report.append(f"{tool} {half * 1000:.0f} -> {whole * 1000:.0f} ms ({whole / half:.2f}x)")
+    print(f"\nfirst calls, {FILES // 2:,} docs then {FILES:,}: {'; '.join(report)} (target 2.5x)")
+    assert max(ratios) <= 2.5, f"doubling the folder costs a first call {max(ratios):.2f}x"
+
+
+@pytest.mark.parametrize("language", ["english", "foreign"])
+def test_grep_is_within_one_and_a_half_ripgrep_warm(
+    language: str, big_docs: Path, foreign_docs: Path
+) -> None:
     rg = ripgrep()
     registry = docs_registry()
-    corpus = Corpus.open(big_docs)
+    folder, keywords = (
+        (big_docs, KEYWORDS) if language == "english" else (foreign_docs, FOREIGN_KEYWORDS)
+    )
+    corpus = Corpus.open(folder)
     context = [DocsContext(corpus)]
 
     def grep(keyword: str) -> Callable[[], None]:
@@ -85,42 +201,38 @@ def test_grep_is_within_one_and_a_half_ripgrep_warm(big_docs: Path) -> None:
         return run
 
     def ripgrep_run(keyword: str) -> Callable[[], None]:
-        command = [rg, "--no-config", "-i", "-F", "-c", keyword, str(big_docs)]
+        command = [rg, "--no-config", "-i", "-F", "-c", keyword, str(folder)]
 
         def run() -> None:
             subprocess.run(command, stdout=subprocess.DEVNULL, check=False)  # 1: no match
 
         return run
 
-    started = time.perf_counter()
     grep("warm up")()
-    first = time.perf_counter() - started
-    rg_first = interleaved(1, ripgrep_run("warm up"))[0]
     ours_total = theirs_total = 0.0
     report = []
-    for keyword in KEYWORDS:  # from few matches to hundreds of thousands
+    for keyword in keywords:  # from few matches to hundreds of thousands
         ours, theirs = interleaved(7, grep(keyword), ripgrep_run(keyword))
         ours_total, theirs_total = ours_total + ours, theirs_total + theirs
         report.append(f"{keyword!r} {ours * 1000:.0f} vs {theirs * 1000:.0f} ms")
     tracemalloc.start()
-    grep(KEYWORDS[0])()
+    grep(keywords[0])()
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    size = sum(f.stat().st_size for f in big_docs.rglob("*.md"))
+    size = sum(f.stat().st_size for f in folder.rglob("*.md"))
     held = corpus.cached_bytes
     ratio = ours_total / theirs_total
     print(
-        f"\ngrep_docs over {FILES:,} docs ({size / 1e6:.0f} MB), warm, vs rg -i -F -c: "
-        f"{'; '.join(report)}; all told {ratio:.2f}x. First call {first * 1000:.0f} ms "
-        f"({first / rg_first:.1f}x rg). Cache {held / 1e6:.0f} MB (cap "
-        f"{corpus.cache_bytes / 1e6:.0f} MB); a warm search allocates {peak / 1e6:.1f} MB"
+        f"\ngrep_docs over {FILES:,} {language} docs ({size / 1e6:.0f} MB), warm, vs rg -i -F -c: "
+        f"{'; '.join(report)}; all told {ratio:.2f}x (target 1.5x). Cache {held / 1e6:.0f} MB "
+        f"(cap {corpus.cache_bytes / 1e6:.0f} MB); a warm search allocates {peak / 1e6:.1f} MB"
     )
     assert ratio <= 1.5, f"grep_docs is {ratio:.2f}x ripgrep warm; the target is 1.5x"
     assert held <= corpus.cache_bytes and held <= 1.05 * size
     assert peak < 16e6
 
 
-def test_scan_is_within_three_times_ripgrep_files(big_docs: Path) -> None:
+def test_scan_is_within_twice_ripgrep_files(big_docs: Path) -> None:
     rg = ripgrep()
 
     def scan() -> None:
@@ -132,9 +244,9 @@ def test_scan_is_within_three_times_ripgrep_files(big_docs: Path) -> None:
     ours, theirs = interleaved(7, scan, ripgrep_files)
     print(
         f"\nscan of {FILES:,} docs: {ours * 1000:.1f} ms vs rg --files {theirs * 1000:.1f} ms: "
-        f"{ours / theirs:.2f}x"
+        f"{ours / theirs:.2f}x (target 2x)"
     )
-    assert ours / theirs <= 3
+    assert ours / theirs <= 2
 
 
 def test_a_doc_of_fifty_megabytes_of_matches_stays_bounded(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -156,3 +157,48 @@ def test_warm_search_docs_latency_on_the_httpx_docs(tmp_path: Path) -> None:
     )
     assert report.changes.added == 0
     assert median < 0.02
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[max(0, -(-len(values) * 95 // 100) - 1)]
+
+
+def test_search_docs_p95_is_within_twice_the_raw_fts5_query(tmp_path: Path) -> None:
+    """search_docs against the FTS5 query it starts from: `MATCH … ORDER BY rank LIMIT 50`
+    with `snippet()`, on the same 10,000-file index, the two taking turns query by query."""
+    from agent.search.query import match_expression, query_terms, term_weights
+    from agent.search.rank import CANDIDATES
+
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    generate(docs)
+    corpus = Corpus.open(docs)
+    index = DocsIndex(corpus, cache_dir=cache)
+    report = index.prepare()
+    (index_file,) = cache.glob("*.sqlite")
+    raw = sqlite3.connect(index_file)
+    headings = [row[0] for row in raw.execute("SELECT title FROM fts WHERE title != '' LIMIT 60")]
+    queries = headings[::3] + [" ".join(h.split()[:2]) for h in headings[1::3]]
+    registry, context = docs_registry(), [DocsContext(corpus, index)]
+    ours, floor = [], []
+    for query in queries * 2:
+        expression = match_expression(query_terms(query), term_weights(query))
+        began = time.perf_counter()
+        raw.execute(
+            "SELECT rowid, snippet(fts, 2, char(2), char(3), '…', 16) FROM fts "
+            "WHERE fts MATCH ? ORDER BY rank LIMIT ?",
+            (expression, CANDIDATES),
+        ).fetchall()
+        floor.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        outcome = registry.call("search_docs", json.dumps({"query": query}), context)
+        ours.append(time.perf_counter() - began)
+        assert not outcome.error
+    raw.close()
+    ratio = p95(ours) / p95(floor)
+    print(
+        f"\nsearch_docs on {report.docs:,} files ({report.sections:,} sections): p50 "
+        f"{statistics.median(ours) * 1000:.0f} ms, p95 {p95(ours) * 1000:.0f} ms; raw FTS5 "
+        f"query p50 {statistics.median(floor) * 1000:.0f} ms, p95 {p95(floor) * 1000:.0f} ms: "
+        f"p95 {ratio:.2f}x (target 2x)"
+    )
+    assert ratio <= 2

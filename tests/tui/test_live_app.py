@@ -60,7 +60,7 @@ async def test_a_question_shows_turns_cards_and_counters(
         state = chat(app).state
         assert (state.run, state.step, state.tool_calls) == ("answered", 3, 3)
         shown = texts(app)
-        assert shown[0].startswith("system You answer questions about a folder of documentation.")
+        assert shown[0].startswith("system Answer only from what the tools show")
         assert shown[1] == "you timeout?"
         assert shown[2] == "turn 1: Let me search."
         assert shown[3].startswith('▸ grep_docs(keyword="timeout")')

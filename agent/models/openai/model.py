@@ -78,6 +78,7 @@ class OpenAIModel:
         max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS,
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
+        http_client: ModelHTTPClient | None = None,
     ) -> None:
         """Args:
         name: the model name sent to the endpoint.
@@ -92,6 +93,9 @@ class OpenAIModel:
             (ended as at the length limit), so a stream that never ends cannot run on.
         backoff: the first retry's delay in seconds; it doubles each retry.
         sleep: waits between retries; by default a wait that a cancel cuts short.
+        http_client: a client (and its connection pool) shared with other models, as
+            eval's questions share one; its owner closes it. By default the model makes
+            its own on first use and closes it in `close`.
         """
         self.name = name
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
@@ -105,6 +109,7 @@ class OpenAIModel:
         self._sleep = sleep
         self._client: OpenAI | None = None
         self._http: ModelHTTPClient | None = None
+        self._shared_http = http_client
         self._lock = threading.Lock()
         self._requests: set[_Request] = set()  # in flight, for `cancel`
         self._stream_options = True
@@ -163,9 +168,10 @@ class OpenAIModel:
         """
         self.cancel()
         http, self._http = self._http, None
-        if http is not None:
-            http.shutdown()
         client, self._client = self._client, None
+        if http is None or http is self._shared_http:
+            return  # a shared client's connections serve other models: its owner closes it
+        http.shutdown()
         if client is not None:
             client.close()
 
@@ -236,7 +242,7 @@ class OpenAIModel:
 
                 from agent.models.openai.transport import ModelHTTPClient
 
-                self._http = ModelHTTPClient(
+                self._http = self._shared_http or ModelHTTPClient(
                     timeout=self.timeout, request_timeout=self.request_timeout
                 )
                 self._client = openai.OpenAI(
