@@ -19,6 +19,7 @@ from agent import (
     ModelError,
     TraceError,
 )
+from tui import signals
 from tui.asking import (
     EXIT_ERROR,
     EXIT_OK,
@@ -29,7 +30,6 @@ from tui.asking import (
     refuse_to_replace,
     report_run,
     run_question,
-    stop_signals_interrupt,
     warn,
 )
 from tui.command import DocsCommand, DocsGroup
@@ -205,10 +205,9 @@ def ask(
         warn(terminal, notice)
     prepare_index(folder, terminal)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
-    stopped_by: list[int] = []
     events: list[Event] = []
     try:
-        with stop_signals_interrupt(stopped_by):
+        with signals.closing(lambda: session.close(wait_s=0)):
             finished = run_question(session, question, terminal, events)
     except ConfigError as exc:  # the trace cannot be written
         raise fail(explain(exc), EXIT_USAGE) from None
@@ -219,7 +218,7 @@ def ask(
         events=events,
         as_json=as_json,
         docs=folder.corpus,  # its texts are at hand: a big page is not turned into text again
-        signum=next(iter(stopped_by), None),
+        signum=signals.received(),
     )
 
 
@@ -398,4 +397,11 @@ def export(
 
 def main() -> None:
     """Entry point of the `docsagent` script."""
-    app()
+    signals.install()
+    try:
+        app()
+    except SystemExit as exc:  # a stop signal decides the exit code, whatever ended the run
+        signum = signals.received()
+        if signum is not None and exc.code != 128 + signum:
+            raise SystemExit(128 + signum) from None
+        raise

@@ -23,6 +23,7 @@ from agent import (
     run_questions,
     summarise,
 )
+from tui import signals
 from tui.eval_report import eval_json, results_table, summary_lines
 from tui.printer import preview
 from tui.terminal import visible
@@ -116,11 +117,12 @@ def evaluate(
         concurrency=concurrency or default_concurrency(config),
     )
     try:
-        with progress(len(questions), err) as update:
+        with signals.closing(run.close_running), progress(len(questions), err) as update:
             results = run_questions(questions, run, on_result=update)
-    except KeyboardInterrupt:
-        err.write(f"docsagent: interrupted (traces so far: {traces})\n")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl+C, or SIGTERM or SIGHUP (tui.signals)
+        what = exc.line if isinstance(exc, signals.Stopped) else "interrupted"
+        err.write(f"docsagent: {what} (traces so far: {traces})\n")
+        return signals.exit_code(exc, EXIT_INTERRUPTED)
     summary = summarise(results)
     if as_json:
         report = eval_json(
