@@ -400,8 +400,6 @@ def main() -> None:
     signals.install()
     try:
         app()
-    except SystemExit as exc:  # a stop signal decides the exit code, whatever ended the run
-        signum = signals.received()
-        if signum is not None and exc.code != 128 + signum:
-            raise SystemExit(128 + signum) from None
+    except SystemExit:
+        signals.exit_if_stopped()  # with 128 + N, at once
         raise

@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 
@@ -143,6 +144,21 @@ def install(*, grace_s: float = STOP_GRACE_S) -> None:
 def received() -> int | None:
     """The stop signal received so far, if any."""
     return _guard.signum if _guard is not None else None
+
+
+def exit_if_stopped() -> None:
+    """After a stop signal, end the process now with 128 + N, output flushed.
+
+    The command has closed its traces; the interpreter's own teardown (collecting what
+    64 eval runs left, say) can take a second, so it is skipped.
+    """
+    signum = received()
+    if signum is None:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(128 + signum)
 
 
 def exit_code(exc: BaseException, default: int) -> int:
