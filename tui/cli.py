@@ -48,6 +48,7 @@ from tui.options import (
     TraceDir,
     TraceFile,
     TracePath,
+    docs_folders_file,
     explain,
     history_file,
     make_config,
@@ -133,6 +134,7 @@ def _open_tui(options: Options, question: str | None) -> None:
     refuse_to_replace(options)
     try:
         config, notice = make_config(options)
+        remember_docs(config.docs)
         from tui.app import run_tui
 
         code = run_tui(
@@ -195,6 +197,7 @@ def ask(
     try:
         config, notice = make_config(options)
         folder = open_docs(config)
+        remember_docs(config.docs)
         agent = build_agent(config, docs=folder)
     except ConfigError as exc:
         raise fail(explain(exc), EXIT_USAGE) from None
@@ -270,6 +273,7 @@ def eval_(
 
     try:
         config, notice = make_config(Options.from_context(ctx))
+        remember_docs(config.docs)
         code = evaluate(
             config,
             questions,
@@ -329,7 +333,10 @@ def rerun(
         typer.Option(
             "--docs",
             metavar="DIR",
-            help="Check against this docs folder [default: the folder the run used].",
+            help=(
+                "Check against this docs folder [default: the folder the run used, "
+                "if you have asked docsagent about it]."
+            ),
             show_default=False,
         ),
     ] = None,
@@ -346,7 +353,7 @@ def rerun(
         loaded = read_trace(trace)
     except AgentError as exc:
         raise fail(explain(exc), EXIT_USAGE) from None
-    raise typer.Exit(rerun_report(loaded, docs, as_json=as_json))
+    raise typer.Exit(rerun_report(loaded, docs, as_json=as_json, used=docs_folders_file()))
 
 
 @app.command(cls=DocsCommand)
@@ -393,6 +400,13 @@ def export(
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     Terminal().warn(f"docsagent: wrote {output}")
+
+
+def remember_docs(folder: Path) -> None:
+    """Keep `folder` as one this user asked about: `rerun` may read it without --docs."""
+    from tui.docs_folders import remember
+
+    remember(docs_folders_file(), folder)
 
 
 def main() -> None:
