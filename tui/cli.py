@@ -414,6 +414,6 @@ def main() -> None:
     signals.install()
     try:
         app()
-    except SystemExit:
-        signals.exit_if_stopped()  # with 128 + N, at once
+    except SystemExit as exc:
+        signals.exit_if_stopped(exc.code)  # with 128 + N (or 130), at once
         raise

@@ -146,19 +146,27 @@ def received() -> int | None:
     return _guard.signum if _guard is not None else None
 
 
-def exit_if_stopped() -> None:
-    """After a stop signal, end the process now with 128 + N, output flushed.
+INTERRUPTED = 130
+"""The exit code of a command stopped by Ctrl+C."""
+
+
+def exit_if_stopped(code: int | str | None) -> None:
+    """After a stop signal (or Ctrl+C: exit `code` 130), end the process now, output flushed.
 
     The command has closed its traces; the interpreter's own teardown (collecting what
-    64 eval runs left, say) can take a second, so it is skipped.
+    64 eval runs left, say) can take seconds, so it is skipped.
     """
     signum = received()
-    if signum is None:
+    if signum is not None:
+        status = 128 + signum
+    elif code == INTERRUPTED:
+        status = INTERRUPTED
+    else:
         return
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    os._exit(128 + signum)
+    os._exit(status)
 
 
 def exit_code(exc: BaseException, default: int) -> int:
