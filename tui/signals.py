@@ -128,17 +128,17 @@ def install(*, grace_s: float = STOP_GRACE_S) -> None:
     if _guard is not None or threading.current_thread() is not threading.main_thread():
         return
     guard = _Guard(grace_s)
-    read, write = os.pipe()
-    os.set_blocking(write, False)
-    for fd in (read, write):
-        os.set_inheritable(fd, False)
-    signal.set_wakeup_fd(write, warn_on_full_buffer=False)
     for number in _numbers():
         signal.signal(number, guard.handle)
+    _guard = guard
+    if os.name != "posix":  # no SIGHUP, and the wakeup fd must be a socket: handlers only
+        return
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    signal.set_wakeup_fd(write, warn_on_full_buffer=False)
     watcher = threading.Thread(target=guard.watch, args=(read,), daemon=True)
     watcher.name = "docsagent-signals"
     watcher.start()
-    _guard = guard
 
 
 def received() -> int | None:
