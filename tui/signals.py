@@ -8,7 +8,8 @@ Python runs a signal's handler only between bytecodes of the main thread, so a m
 blocked in C (SQLite indexing, a read that the kernel retries) would not see it for a long
 time. So each signal also wakes a watcher thread (`signal.set_wakeup_fd`): the program has
 STOP_GRACE_S to end by itself, then the watcher runs the registered closers (each ends a
-trace still open) and ends the process with 128 + N.
+trace still open), hands the terminal back its modes if the TUI had it, and ends the
+process with 128 + N.
 
 Ending by itself: in the main thread the handler raises `Stopped`, a KeyboardInterrupt, so
 every path that ends a run on Ctrl+C ends it the same way, and the command turns it into one
@@ -28,6 +29,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 STOP_SIGNALS = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
 """The signals that stop docsagent, and how its last line names them."""
@@ -60,6 +62,35 @@ def describe(signum: int) -> str:
     return f"{STOP_SIGNALS.get(name, 'stopped')} ({name})"
 
 
+LEAVE_SCREEN = (
+    "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l"
+)
+"""What a full-screen app ends with: main screen, cursor shown, mouse and paste modes off."""
+
+
+def _saved_terminal() -> list[Any] | None:
+    """The terminal's modes now (None when stdin is not a terminal)."""
+    try:
+        import termios
+
+        return termios.tcgetattr(0)
+    except Exception:  # no termios, or not a terminal
+        return None
+
+
+def _restore_terminal(modes: list[Any]) -> None:
+    """Give a terminal the TUI did not get to hand back its modes (if it is still there)."""
+    with contextlib.suppress(Exception):
+        import termios
+
+        fd = os.open("/dev/tty", os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        try:
+            os.write(fd, LEAVE_SCREEN.encode())
+            termios.tcsetattr(fd, termios.TCSANOW, modes)
+        finally:
+            os.close(fd)
+
+
 def _numbers() -> list[int]:
     return [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
 
@@ -74,6 +105,7 @@ class _Guard:
         self.closers: list[Callable[[], None]] = []
         self._lock = threading.Lock()
         self._armed = False
+        self.terminal: list[Any] | None = None  # the terminal's modes before the TUI
 
     def handle(self, signum: int, frame: object) -> None:
         """The Python-level handler (main thread): hand the signal on, or raise `Stopped`."""
@@ -116,6 +148,8 @@ class _Guard:
         for close in list(reversed(self.closers)):
             with contextlib.suppress(Exception):
                 close()
+        if self.targets and self.terminal is not None:  # the TUI had the terminal
+            _restore_terminal(self.terminal)
         os._exit(128 + signum)
 
 
@@ -128,6 +162,7 @@ def install(*, grace_s: float = STOP_GRACE_S) -> None:
     if _guard is not None or threading.current_thread() is not threading.main_thread():
         return
     guard = _Guard(grace_s)
+    guard.terminal = _saved_terminal()
     for number in _numbers():
         signal.signal(number, guard.handle)
     _guard = guard

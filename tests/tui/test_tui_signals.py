@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.test_cli_signals import CODES, big_folder, long_answer_script, small_docs
-from tests.tui.test_tui_process import LIMIT_S, read_until
+from tests.tui.test_tui_process import LIMIT_S
 from tui.cli import app
 
 pty = pytest.importorskip("pty")
@@ -58,22 +58,30 @@ def run_tui(args: list[str], env: dict[str, str], ready: Callable[[bytes], bool]
 
     output = bytearray()
 
-    def started() -> bool:
+    def collect() -> bool:
         if select.select([fd], [], [], 0.05)[0]:
             with contextlib.suppress(OSError):
                 output.extend(os.read(fd, 65536))
-        return ready(bytes(output)) or has_exited()
+        return True
+
+    def started() -> bool:
+        return collect() and (ready(bytes(output)) or has_exited())
 
     try:
         wait_for(started)
         assert not exited, f"the TUI ended before it was signalled: {exited}"
         os.kill(pid, getattr(signal, name))
-        read_until(fd, has_exited)
+        wait_for(lambda: collect() and has_exited())
     finally:
         if not exited:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         os.close(fd)
+    with contextlib.suppress(OSError):  # what the TUI wrote last, before it exited
+        while select.select([fd], [], [], 0)[0] and (data := os.read(fd, 65536)):
+            output.extend(data)
+    if drawn(bytes(output)):  # it took the screen: it gave it back, whatever ended it
+        assert output.rfind(b"\x1b[?1049l") > output.rfind(b"\x1b[?1049h")
     return exited[0]
 
 
