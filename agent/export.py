@@ -23,6 +23,7 @@ from agent.events import (
     Usage,
 )
 from agent.markdown_html import markdown_html
+from agent.markdown_inert import code_span, inert
 from agent.messages import Message
 from agent.tools.citations import find_citations
 from agent.trace import Trace
@@ -154,25 +155,28 @@ def _fence(text: str) -> str:
 
 
 def _markdown(trace: Trace, run: _Run) -> str:
+    """The run as Markdown; what came from the model, the docs or the trace is made inert
+    (`markdown_inert`: no raw HTML, no `javascript:` links) for any previewer."""
     header = trace.header
-    out = [f"# {run.question}", ""]
-    out += [f"*docsagent run · model {header.get('model', '?')} · docs {header.get('docs', '?')}*"]
+    out = [f"# {inert(run.question)}", ""]
+    meta = f"model {header.get('model', '?')} · docs {header.get('docs', '?')}"
+    out += [f"*docsagent run · {inert(meta)}*"]
     for step in run.steps:
         out += ["", f"## Step {step.number}", ""]
         if step.text:
-            out += [step.text, ""]
+            out += [inert(step.text), ""]
         for call in step.calls:
-            out += [f"**{call.name}** `{call.arguments}`" + _call_note(call), ""]
+            out += [f"**{inert(call.name)}** {code_span(call.arguments)}" + _call_note(call), ""]
             out += _markdown_result(call)
     out += ["", "## Answer", ""]
     if run.finished and run.finished.answer:
-        out += [run.finished.answer, ""]
+        out += [inert(run.finished.answer), ""]
         cited = _citations(trace, run)
         if cited:
-            out += ["Citations:", *[f"- {row}" for row in cited], ""]
+            out += ["Citations:", *[f"- {inert(row)}" for row in cited], ""]
     else:
         error = run.finished.error if run.finished else None
-        out += [f"No answer{': ' + error if error else ''}.", ""]
+        out += [inert(f"No answer{': ' + error if error else ''}."), ""]
     out += ["## Totals", "", _outcome(run), ""]
     return "\n".join(out)
 

@@ -63,10 +63,12 @@ class _Pump:
 class Session:
     """Questions asked one after another; each sees the earlier turns (until `reset`)."""
 
-    def __init__(self, agent: Agent, *, trace_dir: Path, trace_path: Path | None = None) -> None:
+    def __init__(
+        self, agent: Agent, *, trace_dir: Path, trace_path: Path | str | None = None
+    ) -> None:
         self.agent = agent
         self.trace_dir = Path(trace_dir)
-        self.trace_path = trace_path
+        self.trace_path = Path(trace_path) if trace_path is not None else None
         self.history: list[Message] = []
         self.last_trace: Path | None = None
         self.last_finished: RunFinished | None = None

@@ -28,6 +28,14 @@ def cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.fixture(autouse=True)
+def state_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """docsagent's state (history, the docs folders asked about) goes to the test's own."""
+    folder = tmp_path / "state-home"
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder
+
+
 CLI_ENV = [
     "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
     "OPENAI_MODEL", "DOCSAGENT_DOCS", "DOCSAGENT_MAX_STEPS", "DOCSAGENT_PRICES",

@@ -6,11 +6,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
-import signal
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -21,6 +17,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from agent import Config, DocsIndex, Session, Trace, TraceTail, build_agent, open_docs
+from tui import signals
 from tui.history import History
 from tui.screens.base import TraceScreen
 from tui.screens.chat import ChatScreen
@@ -30,10 +27,6 @@ from tui.settings import Settings, load_settings, save_settings
 from tui.terminal import visible
 
 HELP_TIP = "Show this help (? only when not typing a question)"
-
-
-EXIT_GRACE_S = 3.0
-"""After SIGTERM or SIGHUP, how long the shutdown may take before the process just ends."""
 
 
 class DocsAgentApp(App[int]):
@@ -73,7 +66,6 @@ class DocsAgentApp(App[int]):
         self.settings = Settings()
 
     def on_mount(self) -> None:
-        self._on_stop_signals(self._stop_signalled)
         self._load_settings()
         screen = self._first()
         if isinstance(screen, TraceScreen):
@@ -139,33 +131,25 @@ class DocsAgentApp(App[int]):
             visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
         )
 
-    def on_unmount(self) -> None:
-        self._on_stop_signals(None)
+    def stop_signalled(self, number: int) -> None:
+        """SIGTERM or SIGHUP (the terminal closed): quit as ctrl+q does, exit code 128 + N.
 
-    def _stop_signalled(self, number: int) -> None:
-        code = 128 + number
-        for screen in self.screen_stack:  # traces first: the terminal may be gone already
+        The traces are closed first, as the terminal may be gone already; `tui.signals`
+        ends the process if the shutdown stalls on a terminal that hung up.
+        """
+        for screen in self.screen_stack:
             if isinstance(screen, TraceScreen):
                 screen.stop()
-        # A terminal that hung up can stall Textual's last writes to it: the traces are
-        # closed, so after a grace period the process ends whatever the shutdown is doing.
-        watchdog = threading.Timer(EXIT_GRACE_S, os._exit, (code,))
-        watchdog.daemon = True
-        watchdog.start()
-        self.exit(return_code=code)
+        self.exit(return_code=128 + number)
 
-    def _on_stop_signals(self, handler: Callable[[int], None] | None) -> None:
-        """SIGTERM and SIGHUP (the terminal closed) quit as ctrl+q does: a run's trace is closed."""
-        loop = asyncio.get_running_loop()
-        for name in ("SIGTERM", "SIGHUP"):
-            number = getattr(signal, name, None)
-            if number is None:
-                continue
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                if handler is None:
-                    loop.remove_signal_handler(number)
-                else:
-                    loop.add_signal_handler(number, handler, number)
+    def run_until_stopped(self, *, closers: Sequence[Callable[[], None]] = ()) -> int:
+        """Run the app; a stop signal quits it. `closers` end traces if the quitting stalls."""
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(signals.handled_by(signals.on_running_loop(self.stop_signalled)))
+            for close in closers:
+                stack.enter_context(signals.closing(close))
+            self.run()
+        return self.return_code or 0
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         if isinstance(screen, TraceScreen):
@@ -255,8 +239,7 @@ def run_tui(
         settings=settings,
         history=history,
     )
-    app.run()
-    return app.return_code or 0
+    return app.run_until_stopped(closers=[lambda: session.close(wait_s=0)])
 
 
 def run_replay(
@@ -270,7 +253,7 @@ def run_replay(
     follow: TraceTail | None = None,
 ) -> int:
     """Replay `trace` (read from `path`) in the TUI; with `follow`, show it as it grows."""
-    replay_app(
+    app = replay_app(
         trace, path=path, speed=speed, instant=instant, step=step, settings=settings, follow=follow
-    ).run()
-    return 0
+    )
+    return app.run_until_stopped()

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -17,14 +13,13 @@ import typer
 from agent import AgentError
 from tui.options import Options, explain
 from tui.outcomes import OUTCOMES
+from tui.signals import Stopped, describe, exit_code
 from tui.terminal import Terminal
 
 if TYPE_CHECKING:  # the core loads when a command runs, not for `--help`
     from agent import Citation, Corpus, DocsContext, Event, RunFinished, Trace
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
-STOP_SIGNALS = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
-"""Signals that stop `ask` as Ctrl+C does (the trace is closed); the exit code is 128 + N."""
 
 
 def fail(message: str, code: int) -> typer.Exit:
@@ -46,32 +41,14 @@ def prepare_index(docs: DocsContext, terminal: Terminal) -> None:
     progress = IndexProgress(sys.stderr)
     try:
         report = docs.search_index().prepare(progress)
-    except KeyboardInterrupt:
-        raise fail("interrupted while indexing the docs", OUTCOMES["cancelled"].exit_code) from None
+    except KeyboardInterrupt as exc:  # Ctrl+C, or SIGTERM or SIGHUP (tui.signals)
+        what = exc.line if isinstance(exc, Stopped) else "interrupted"
+        code = exit_code(exc, OUTCOMES["cancelled"].exit_code)
+        raise fail(f"{what} while indexing the docs", code) from None
     finally:
         progress.close()
     if report.notice:
         terminal.warn(f"docsagent: {report.notice}")
-
-
-@contextlib.contextmanager
-def stop_signals_interrupt(received: list[int]) -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP interrupt like Ctrl+C; `received` gets the first."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        if not received:  # a second signal must not cut short the trace's last line
-            received.append(signum)
-            raise KeyboardInterrupt
-
-    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
-    if threading.current_thread() is not threading.main_thread():
-        numbers = []  # only the main thread may set handlers
-    previous = {number: signal.signal(number, interrupt) for number in numbers}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
 
 
 def run_question(session: Any, question: str, terminal: Terminal, seen: list[Event]) -> RunFinished:
@@ -129,8 +106,7 @@ def report_run(
         terminal.warn(line)
     code = OUTCOMES[finished.stop_reason].exit_code
     if signum is not None and finished.stop_reason == "cancelled":
-        name = signal.Signals(signum).name
-        finished = dataclasses.replace(finished, error=f"{STOP_SIGNALS[name]} ({name})")
+        finished = dataclasses.replace(finished, error=describe(signum))
         code = 128 + signum
     citations = checked_citations(finished, events, docs)
     unread = [c.label for c in citations if c.valid and not c.read]

@@ -18,6 +18,7 @@ from agent import (
     ModelError,
     TraceError,
 )
+from tui import signals
 from tui.asking import (
     EXIT_ERROR,
     EXIT_OK,
@@ -28,7 +29,6 @@ from tui.asking import (
     refuse_to_replace,
     report_run,
     run_question,
-    stop_signals_interrupt,
     warn,
 )
 from tui.command import DocsCommand, DocsGroup
@@ -47,6 +47,7 @@ from tui.options import (
     TraceDir,
     TraceFile,
     TracePath,
+    docs_folders_file,
     explain,
     history_file,
     make_config,
@@ -135,6 +136,7 @@ def _open_tui(options: Options, question: str | None) -> None:
     refuse_to_replace(options)
     try:
         config, notice = make_config(options)
+        remember_docs(config.docs)
         from tui.app import run_tui
 
         code = run_tui(
@@ -197,6 +199,7 @@ def ask(
     try:
         config, notice = make_config(options)
         folder = open_docs(config)
+        remember_docs(config.docs)
         agent = build_agent(config, docs=folder)
     except ConfigError as exc:
         raise fail(explain(exc), EXIT_USAGE) from None
@@ -207,10 +210,9 @@ def ask(
         warn(terminal, notice)
     prepare_index(folder, terminal)
     session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
-    stopped_by: list[int] = []
     events: list[Event] = []
     try:
-        with stop_signals_interrupt(stopped_by):
+        with signals.closing(lambda: session.close(wait_s=0)):
             finished = run_question(session, question, terminal, events)
     except ConfigError as exc:  # the trace cannot be written
         raise fail(explain(exc), EXIT_USAGE) from None
@@ -221,7 +223,7 @@ def ask(
         events=events,
         as_json=as_json,
         docs=folder.corpus,  # its texts are at hand: a big page is not turned into text again
-        signum=next(iter(stopped_by), None),
+        signum=signals.received(),
     )
 
 
@@ -278,6 +280,7 @@ def eval_(
 
     try:
         config, notice = make_config(Options.from_context(ctx))
+        remember_docs(config.docs)
         code = evaluate(
             config,
             questions,
@@ -337,7 +340,10 @@ def rerun(
         typer.Option(
             "--docs",
             metavar="DIR",
-            help="Check against this docs folder [default: the folder the run used].",
+            help=(
+                "Check against this docs folder [default: the folder the run used, "
+                "if you have asked docsagent about it]."
+            ),
             show_default=False,
         ),
     ] = None,
@@ -354,7 +360,7 @@ def rerun(
         loaded = read_trace(trace)
     except AgentError as exc:
         raise fail(explain(exc), EXIT_USAGE) from None
-    raise typer.Exit(rerun_report(loaded, docs, as_json=as_json))
+    raise typer.Exit(rerun_report(loaded, docs, as_json=as_json, used=docs_folders_file()))
 
 
 @app.command(cls=DocsCommand)
@@ -450,6 +456,18 @@ def follow(
     raise typer.Exit(follow_trace(trace, Options(trace_dir=trace_dir)))
 
 
+def remember_docs(folder: Path) -> None:
+    """Keep `folder` as one this user asked about: `rerun` may read it without --docs."""
+    from tui.docs_folders import remember
+
+    remember(docs_folders_file(), folder)
+
+
 def main() -> None:
     """Entry point of the `docsagent` script."""
-    app()
+    signals.install()
+    try:
+        app()
+    except SystemExit as exc:
+        signals.exit_if_stopped(exc.code)  # with 128 + N (or 130), at once
+        raise

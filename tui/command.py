@@ -8,9 +8,12 @@ their names alone and suggest only options whose names are close to what was typ
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import sys
 from typing import Any
 
+import typer
 from typer.core import TyperCommand, TyperGroup
 
 try:  # recent Typer carries its own copy of Click
@@ -94,3 +97,15 @@ class DocsCommand(_Suggesting, _Plain, TyperCommand):
 
 class DocsGroup(_Suggesting, TyperGroup):
     """The `docsagent` command itself, with its subcommands."""
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a stop signal it did not handle ends it with one line."""
+        from tui.signals import Stopped
+
+        try:
+            return super().invoke(ctx)
+        except Stopped as exc:
+            with contextlib.suppress(OSError, ValueError):  # the terminal may be gone
+                sys.stderr.write(f"docsagent: {exc.line}\n")
+                sys.stderr.flush()
+            raise typer.Exit(exc.code) from None

@@ -23,6 +23,7 @@ from agent import (
     shared_http,
     summarise,
 )
+from tui import signals
 from tui.eval_report import eval_json, results_table, summary_lines
 from tui.printer import preview
 from tui.terminal import json_line, visible
@@ -110,17 +111,19 @@ def evaluate(
     if notice:
         err.write(visible(notice) + "\n")
     try:
-        with shared_http(config) as http, progress(len(questions), err) as update:
-            run = EvalRun(  # the questions share one HTTP client: one pool of connections
+        with shared_http(config) as http:  # the questions share one pool of connections
+            run = EvalRun(
                 make_agent=lambda: build_agent(config, http=http),
                 corpus=corpus,
                 trace_dir=traces,
                 concurrency=concurrency or default_concurrency(config),
             )
-            results = run_questions(questions, run, on_result=update)
-    except KeyboardInterrupt:
-        err.write(visible(f"docsagent: interrupted (traces so far: {traces})") + "\n")
-        return EXIT_INTERRUPTED
+            with signals.closing(run.close_running), progress(len(questions), err) as update:
+                results = run_questions(questions, run, on_result=update)
+    except KeyboardInterrupt as exc:  # Ctrl+C, or SIGTERM or SIGHUP (tui.signals)
+        what = exc.line if isinstance(exc, signals.Stopped) else "interrupted"
+        err.write(visible(f"docsagent: {what} (traces so far: {traces})") + "\n")
+        return signals.exit_code(exc, EXIT_INTERRUPTED)
     summary = summarise(results)
     if as_json:
         report = eval_json(

@@ -14,7 +14,11 @@ import os
 import tempfile
 from pathlib import Path
 
+from tui.statefile import StateFileError, read_state
+
 MAX_QUESTIONS = 500
+MAX_HISTORY_BYTES = 8 * 2**20
+"""A history file larger than this (8 MiB) is not one docsagent wrote; it is left unread."""
 
 
 class History:
@@ -27,7 +31,13 @@ class History:
     def __init__(self, path: Path | None = None, *, limit: int = MAX_QUESTIONS) -> None:
         self.path = path
         self.limit = limit
-        self.questions: list[str] = _read(path) if path is not None else []
+        self.notice: str | None = None  # why the file could not be read, if it could not
+        self.questions: list[str] = []
+        if path is not None:
+            try:
+                self.questions = _read(path)
+            except StateFileError as exc:
+                self.notice = f"the question history {path} cannot be used ({exc}); starting empty"
         self._position = len(self.questions)  # len(questions): at the draft
         self._draft = ""
 
@@ -37,12 +47,16 @@ class History:
         question = question.strip()
         if not question:
             return None
-        questions = _read(self.path) if self.path is not None else self.questions
+        kept = self.path is not None and self.notice is None  # a file refused is left alone
+        try:
+            questions = _read(self.path) if kept else list(self.questions)
+        except StateFileError:
+            questions = list(self.questions)
         if not questions or questions[-1] != question:
             questions.append(question)
         self.questions = questions[-self.limit :]
         self._position = len(self.questions)
-        if self.path is None:
+        if self.path is None or not kept:
             return None
         try:
             _write(self.path, self.questions)
@@ -71,18 +85,20 @@ class History:
 
 
 def _read(path: Path | None) -> list[str]:
-    """The questions in `path`; a missing or unreadable file is an empty history."""
+    """The questions in `path`; a missing file is an empty history.
+
+    Raises StateFileError when it is not a regular file, or too large, or cannot be read.
+    """
     if path is None:
         return []
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+    data = read_state(path, limit=MAX_HISTORY_BYTES)
+    if data is None:
         return []
     questions: list[str] = []
-    for line in lines:
+    for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             question = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # too deep, or a number too long, is damage too
             continue  # a damaged line is skipped, the rest still recalled
         if isinstance(question, str) and question.strip():
             questions.append(question)

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent import ConfigError, ServedTools, ToolRegistry, docs_registry, open_docs
-from tui.asking import EXIT_OK, EXIT_USAGE, STOP_SIGNALS, prepare_index, warn
+from tui.asking import EXIT_OK, EXIT_USAGE, prepare_index, warn
 from tui.options import Options, explain, make_config
+from tui.signals import STOP_SIGNALS
 from tui.terminal import Terminal, visible
 
 if TYPE_CHECKING:

@@ -253,6 +253,11 @@ def history_file(environ: Mapping[str, str] | None = None) -> Path:
     return Path(base).expanduser() / "docsagent" / "history"
 
 
+def docs_folders_file(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the docs folders asked about are kept (for `rerun`): beside the history."""
+    return history_file(environ).with_name("docs-folders")
+
+
 def cache_dir(env: Mapping[str, str]) -> Path:
     """Where search indexes are kept: $DOCSAGENT_CACHE_DIR, else $XDG_CACHE_HOME/docsagent."""
     chosen = env.get("DOCSAGENT_CACHE_DIR", "").strip()

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.statefile import StateFileError, read_state
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -21,18 +23,27 @@ class Settings:
     theme: str | None = None
 
 
+MAX_SETTINGS_BYTES = 2**20
+"""A settings file larger than this (1 MiB) is not one docsagent wrote; it is left unread."""
+
+
 def load_settings(path: Path) -> tuple[Settings, str | None]:
     """The settings in `path` (defaults when there is none) and a notice if it is damaged."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Settings(), None
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = read_state(path, limit=MAX_SETTINGS_BYTES)
+        if raw is None:
+            return Settings(), None
+        text = raw.decode("utf-8")
+    except (StateFileError, UnicodeDecodeError) as exc:
         return Settings(), _damaged(path, _reason(exc))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return Settings(), _damaged(path, f"not JSON: {exc.msg} at line {exc.lineno}")
+    except RecursionError:
+        return Settings(), _damaged(path, "nested too deeply")
+    except ValueError as exc:  # a number too long to read, say
+        return Settings(), _damaged(path, str(exc)[:100])
     if not isinstance(data, dict):
         return Settings(), _damaged(path, "not a JSON object")
     theme = data.get("theme")
@@ -44,8 +55,10 @@ def load_settings(path: Path) -> tuple[Settings, str | None]:
 def save_settings(path: Path, settings: Settings) -> str | None:
     """Write `settings` to `path` (other keys in the file are kept); a line on failure."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = json.loads((read_state(path, limit=MAX_SETTINGS_BYTES) or b"{}").decode("utf-8"))
+    except StateFileError as exc:  # a FIFO or a device there is left alone
+        return f"cannot save the settings to {path}: {exc}"
+    except (UnicodeDecodeError, ValueError, RecursionError):
         data = {}
     if not isinstance(data, dict):
         data = {}

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Literal
 
 from agent import AgentError, Corpus, RerunReport, RunFinished, Trace, export_trace, read_trace
 from tui.asking import EXIT_OK, EXIT_USAGE, fail
 from tui.options import explain
+from tui.printer import preview
 from tui.terminal import Terminal
 
 SUFFIXES = {"markdown": ".md", "html": ".html"}
 ShareFormat = Literal["markdown", "html"]
+SHOWN_PATH = 200  # a longer docs path in a trace is shortened in the error line
 
 
 def export_beside(trace: Path, format: ShareFormat) -> Path:
@@ -27,6 +30,42 @@ def export_beside(trace: Path, format: ShareFormat) -> Path:
         target = trace.with_name(trace.name + SUFFIXES[format])
     target.write_text(text, encoding="utf-8")
     return target
+
+
+def trusted_folder(loaded: Trace, used: Path) -> Path:
+    """The docs folder the trace names, if this user chose it; else exit 2 asking for --docs.
+
+    Traces are shared and can be edited: the folder one names is read only when it is
+    the bundled manual or a folder this user has asked docsagent about (tui.docs_folders).
+    """
+    from agent import default_docs
+    from tui.docs_folders import was_used
+
+    named = loaded.header.get("docs")
+    if not isinstance(named, str) or not named.strip():
+        raise fail("the trace names no docs folder; pass --docs DIR to check against", EXIT_USAGE)
+    folder = Path(named)
+    shown = preview(named, SHOWN_PATH)
+    if not folder.is_absolute():
+        raise fail(
+            f"the trace names the docs folder {shown}, which is not a full path; "
+            "pass --docs DIR to check against",
+            EXIT_USAGE,
+        )
+    if was_used(used, folder) or _same_folder(folder, default_docs()):
+        return folder
+    raise fail(
+        f"the trace names the docs folder {shown}, which you have not asked "
+        "docsagent about; pass --docs DIR to check against it (or another)",
+        EXIT_USAGE,
+    )
+
+
+def _same_folder(folder: Path, other: Path) -> bool:
+    try:
+        return os.path.realpath(folder) == os.path.realpath(other)
+    except (OSError, ValueError):
+        return False
 
 
 def rerun_lines(report: RerunReport, *, answered: bool = True) -> list[str]:
@@ -51,13 +90,14 @@ def rerun_lines(report: RerunReport, *, answered: bool = True) -> list[str]:
     return lines
 
 
-def rerun_report(loaded: Trace, docs: Path | None, *, as_json: bool) -> int:
+def rerun_report(loaded: Trace, docs: Path | None, *, as_json: bool, used: Path) -> int:
     """`docsagent rerun`: run the trace's tool calls again on `docs` (default: the folder
-    the run used), print what changed, and return the exit code: 0 when every citation
-    of the answer still holds, 1 when one does not."""
+    the run used, if this user has asked docsagent about it: `used` keeps those folders),
+    print what changed, and return the exit code: 0 when every citation of the answer
+    still holds, 1 when one does not."""
     from agent import rerun_trace  # only this command needs it, not the TUI's start-up
 
-    folder = docs or Path(str(loaded.header.get("docs") or "."))
+    folder = docs or trusted_folder(loaded, used)
     try:
         corpus = Corpus.open(folder)
     except AgentError as exc:

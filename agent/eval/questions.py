@@ -9,9 +9,12 @@ wordings of one base question share its `base`) and `note` (free text, ignored).
 from __future__ import annotations
 
 import json
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from agent.errors import ConfigError
 from agent.tools.corpus import Corpus, OutsideDocs
@@ -81,7 +84,7 @@ def _evidence(value: Any) -> tuple[Evidence, ...]:
             not (isinstance(start, int) and isinstance(end, int))
             or isinstance(start, bool)
             or isinstance(end, bool)
-            or not 1 <= start <= end
+            or not 1 <= start <= end <= MAX_LINE_NUMBER
         ):
             raise _BadLine(f'evidence in {path}: "start" and "end" must be lines, start <= end')
         ranges.append(Evidence(path.strip().removeprefix("./"), start, end))
@@ -102,6 +105,10 @@ def parse_question(text: str, line: int) -> Question:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _BadLine(f"not valid JSON ({exc.msg}, column {exc.colno})") from None
+    except RecursionError:
+        raise _BadLine("not a question: nested too deeply") from None
+    except ValueError:  # Python's limit on the digits of an integer
+        raise _BadLine("not a question: a number is too long") from None
     if not isinstance(data, dict):
         raise _BadLine('expected a JSON object such as {"question": "..."}')
     unknown = sorted(set(data) - set(KEYS))
@@ -125,20 +132,59 @@ def parse_question(text: str, line: int) -> Question:
     return question
 
 
+MAX_LINE_BYTES = 2**20
+"""The longest question line read (1 MiB); a longer one is not a question."""
+
+MAX_LINE_NUMBER = 10**9
+"""Evidence past this line number is not a line of any doc."""
+
+
+def _open_regular(file: Path) -> IO[bytes]:
+    """`file` opened for reading if it is a regular file (a FIFO would block, a device
+    never end); ConfigError otherwise. O_NONBLOCK and a check on the open file cover a
+    swap between the two."""
+    try:
+        mode = file.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError(f"{file} is a folder, not a question file")
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{file} is not a regular file, so not a question file")
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(file, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        raise ConfigError(f"no question file at {file}") from None
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"cannot read the question file {file}: {reason}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ConfigError(f"{file} is not a regular file, so not a question file")
+    return os.fdopen(fd, "rb")
+
+
+def _lines(file: Path) -> Iterator[tuple[int, str]]:
+    """The file's lines with their numbers, one at a time, each at most MAX_LINE_BYTES."""
+    with _open_regular(file) as stream:
+        number = 0
+        while raw := stream.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise ConfigError(
+                    f"{file}: line {number} is longer than {MAX_LINE_BYTES // 2**20} MiB, "
+                    "so not a question"
+                )
+            try:
+                yield number, raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise ConfigError(f"{file}: line {number} is not UTF-8 text") from None
+
+
 def load_questions(path: Path | str) -> list[Question]:
     """The questions of a JSONL file; ConfigError naming the file and line of a problem."""
     file = Path(path)
-    try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise ConfigError(f"no question file at {file}") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{file} is a folder, not a question file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the question file {file}: {exc}") from None
     questions: list[Question] = []
     seen: dict[str, int] = {}
-    for number, text in enumerate(lines, start=1):
+    for number, text in _lines(file):
         if not text.strip():
             continue
         try:

@@ -125,6 +125,13 @@ class EvalRun:
         for session in running:
             session.cancel()
 
+    def close_running(self) -> None:
+        """End the questions under way and their traces now, from any thread (quitting)."""
+        with self._lock:
+            running = list(self._running)
+        for session in running:
+            session.close(wait_s=0)
+
 
 def run_questions(
     questions: Sequence[Question],

@@ -23,6 +23,7 @@ from typing import Any
 from agent.search import rank, store
 from agent.search.examples import example_questions
 from agent.search.query import acronyms, match_expression, query_terms, term_weights, written
+from agent.search.repair import busy, reason, recovering, remove, set_aside, unkept
 from agent.search.sections import Section
 from agent.search.store import DocSource, Progress
 
@@ -89,6 +90,7 @@ class DocsIndex:
         self._closer: Callable[[], object] | None = None  # a weakref.finalize
         self._counts_seen: dict[str, int] = {}  # sections per expression (rank.count)
         self._version: int | None = None  # the file's data_version they were counted at
+        self._notice: str | None = None  # why the index was rebuilt, for the next report
 
     @property
     def location(self) -> Path | None:
@@ -104,16 +106,14 @@ class DocsIndex:
 
     def _open(self, progress: Progress | None) -> IndexReport:
         began = time.monotonic()
-        notice = None
+        notice, self._notice = self._notice, None
         location = self.location
         if location is not None:
             try:
-                conn, changes = self._open_file(location, progress)
+                conn, changes, repaired = self._open_file(location, progress)
+                notice = notice or repaired
             except (OSError, sqlite3.Error) as exc:
-                notice = (
-                    f"cannot keep the search index in {location.parent} ({_reason(exc)}); "
-                    "indexing in memory for this run"
-                )
+                notice = unkept(location, exc)
                 location = None
         if location is None:
             conn = store.connect_memory()
@@ -130,25 +130,50 @@ class DocsIndex:
 
     def _open_file(
         self, path: Path, progress: Progress | None
-    ) -> tuple[sqlite3.Connection, store.Changes]:
+    ) -> tuple[sqlite3.Connection, store.Changes, str | None]:
+        """The index file opened and up to date, and a line if it had to be set aside or
+        rebuilt. A file that is not ours is moved aside, never written to; a damaged index
+        of ours is deleted and built again."""
+        notice = None
         for attempt in (1, 2):
             conn = None
             try:
                 conn = store.connect_file(path)
                 changes = store.update(conn, self.source, progress)
                 store.keep_recent(path)
-                return conn, changes
-            except sqlite3.DatabaseError as exc:
+                return conn, changes, notice
+            except store.NotOurs as exc:
+                if attempt == 2:
+                    raise sqlite3.DatabaseError(f"{path} is {exc}") from None
+                aside = set_aside(path)
+                notice = (
+                    f"the search index {path} was not docsagent's ({exc}); "
+                    f"it was moved to {aside.name} and a new index built"
+                )
+            except (store.Damaged, sqlite3.DatabaseError) as exc:
                 if conn is not None:
                     conn.close()
-                if attempt == 2 or isinstance(exc, sqlite3.OperationalError):
+                if attempt == 2 or busy(exc):
                     raise
-                _remove(path)  # not a database, or a damaged one: start afresh
+                remove(path)  # not a database, or a damaged one: start afresh
+                notice = f"the search index {path} was damaged ({reason(exc)}); rebuilt"
             except BaseException:
                 if conn is not None:
                     conn.close()
                 raise
         raise AssertionError("unreachable")
+
+    def _recover(self, exc: BaseException) -> None:
+        """After a query failed on a damaged index: delete it; the next use builds it again."""
+        with self._lock:
+            location = self._report.location if self._report else None
+            if self._closer is not None:
+                self._closer()
+            self._conn, self._report, self._closer = None, None, None
+            if location is not None:
+                remove(location)
+            where = f" {location}" if location is not None else ""
+            self._notice = f"the search index{where} was damaged ({reason(exc)}); rebuilt"
 
     def _db(self) -> sqlite3.Connection:
         self.prepare()
@@ -161,6 +186,7 @@ class DocsIndex:
         sections = self._conn.execute("SELECT count(*) FROM sections").fetchone()
         return int(docs[0]), int(sections[0])
 
+    @recovering
     def search(self, query: str | Sequence[str], *, limit: int = 5) -> list[Hit]:
         """The best `limit` sections for `query`: free text, or terms as `query_terms` gives.
 
@@ -200,7 +226,7 @@ class DocsIndex:
             for rowid, _, snippet, path, start, end, trail in rows:
                 if not any(rowid in scores for scores in parts.values()):
                     continue  # it matched an acronym only as the stemmer reads it
-                headings = tuple(json.loads(trail))
+                headings = _headings(trail)
                 score = sum((weights or {}).get(t, 1) * parts[t].get(rowid, 0.0) for t in parts)
                 share = rank.title_share(headings, terms, rowid, titled)
                 ranked.append(
@@ -234,6 +260,7 @@ class DocsIndex:
             for score, rowid, snippet, path, start, end, headings in ranked
         ]
 
+    @recovering
     def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many sections hold each term (0: the docs never use it)."""
         conn = self._db()
@@ -253,6 +280,7 @@ class DocsIndex:
             self._counts_seen, self._version = {}, version
         return self._counts_seen
 
+    @recovering
     def written_counts(self, words: Sequence[str]) -> dict[str, int]:
         """How many sections hold each word as written, case aside, or with a plural "s":
         what an acronym's count should be where the stemmer folds it into another word
@@ -273,6 +301,7 @@ class DocsIndex:
                 counts[word] = sum(1 for row in rows if any(pattern.search(c) for c in row))
         return counts
 
+    @recovering
     def bodies(self, hits: Sequence[Hit]) -> list[list[str]]:
         """The lines of each of `hits`' sections as the index holds them (without their
         heading lines; empty for a section the index no longer holds): no doc is read."""
@@ -294,6 +323,7 @@ class DocsIndex:
         """Sections in the index: the N that term counts are out of."""
         return self.prepare().sections
 
+    @recovering
     def sections(self, path: str) -> list[Section]:
         """The sections of one doc, in order (empty for a path the index does not hold)."""
         conn = self._db()
@@ -304,8 +334,9 @@ class DocsIndex:
                 "ORDER BY sections.start",
                 (path,),
             ).fetchall()
-        return [Section(start, end, tuple(json.loads(headings))) for start, end, headings in rows]
+        return [Section(start, end, _headings(headings)) for start, end, headings in rows]
 
+    @recovering
     def example_questions(self, count: int = 3) -> list[str]:
         """Up to `count` questions a person might ask, drawn from the docs' own headings."""
         conn = self._db()
@@ -326,6 +357,14 @@ class DocsIndex:
                 self._closer()
             self._conn, self._report, self._closer = None, None, None
             self._counts_seen, self._version = {}, None
+
+
+def _headings(trail: str) -> tuple[str, ...]:
+    """A section's heading trail as stored; JSONDecodeError (damage) unless a list of text."""
+    value = json.loads(trail)
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise json.JSONDecodeError("headings are not a list of text", trail[:40], 0)
+    return tuple(value)
 
 
 def _unrepeated(conn: sqlite3.Connection, ranked: list[Any]) -> list[Any]:
@@ -378,14 +417,3 @@ def _marked(snippet: str) -> str:
     snippet = snippet.replace(MARK, "")
     snippet = _LINK_TARGET.sub(lambda m: m.group().replace("\x02", "").replace("\x03", ""), snippet)
     return " ".join(snippet.replace("\x02", MARK).replace("\x03", MARK).split())
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError):
-        return exc.strerror or type(exc).__name__
-    return str(exc)
-
-
-def _remove(path: Path) -> None:
-    for extra in ("", "-wal", "-shm"):
-        Path(f"{path}{extra}").unlink(missing_ok=True)

@@ -30,6 +30,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from stat import S_ISLNK, S_ISREG
 from typing import Protocol
 
 from agent.search.sections import Section, split_sections
@@ -76,8 +77,25 @@ KEPT_INDEX_FILES = 3
 """Index files kept for one docs folder, each of another version: the most recently
 used. A release and a checkout used side by side keep theirs; older ones are deleted."""
 
-BUSY_TIMEOUT_S = 60.0
-"""How long to wait for another process that is updating the same index."""
+BUSY_TIMEOUT_S = 3.0
+"""How long to wait for another process that is updating the same index (then the index
+is built in memory for this run, and a notice says why)."""
+
+APPLICATION_ID = 0x64734167
+"""`PRAGMA application_id` of every index docsagent writes ("dsAg"): a file at an index's
+path without it is another application's database, and is never written to."""
+
+TABLES = ("files", "sections", "fts", "fts_data", "fts_idx", "fts_content", "fts_docsize")
+"""The tables an index must hold (FTS5 keeps its data in the `fts_*` shadow tables)."""
+
+
+class NotOurs(Exception):
+    """The file at an index's path is not an index docsagent made; the message says what."""
+
+
+class Damaged(Exception):
+    """The index file is damaged; the message says how."""
+
 
 Progress = Callable[[int, int], None]
 """Called as files are indexed: (files done, files to index)."""
@@ -167,18 +185,67 @@ def _mtime(path: Path) -> float:
 
 
 def connect_file(path: Path) -> sqlite3.Connection:
-    """A connection to the index file at `path` (created if missing), in WAL mode."""
+    """A connection to the index file at `path` (created if missing), in WAL mode.
+
+    Raises NotOurs, before anything is written, when the path holds a link, a device or
+    another application's database; Damaged when the index fails its checks; and
+    sqlite3.DatabaseError when the file is not a database at all.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    _refuse_foreign_entry(path)
     conn = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
     )
     try:
+        _refuse_foreign_entry(path)  # again: a link put there while it was opened
+        if _owned(conn):
+            _check(conn)
         _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
-    except sqlite3.Error:
+    except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _refuse_foreign_entry(path: Path) -> None:
+    """NotOurs when `path` is a link or anything but a regular file (missing is fine)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if S_ISLNK(mode):
+        raise NotOurs("a link to another file")
+    if not S_ISREG(mode):
+        raise NotOurs("not a regular file")
+
+
+def _owned(conn: sqlite3.Connection) -> bool:
+    """True for an index of ours, False for a new empty file; NotOurs for anything else."""
+    application = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    if application == APPLICATION_ID:
+        return True
+    if application == 0 and not conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
+        return False
+    raise NotOurs("another application's database")
+
+
+def _check(conn: sqlite3.Connection) -> None:
+    """Damaged when SQLite's quick check fails, a table is missing or headings are not
+    lists of text (each would fail a search later, in every run)."""
+    problem = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+    if problem != "ok":
+        raise Damaged(problem[:200])
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    missing = [table for table in TABLES if table not in names]
+    if missing:
+        raise Damaged(f"its table {missing[0]} is missing")
+    bad = conn.execute(  # cheap enough for every start (a list's items are checked at use)
+        "SELECT 1 FROM sections WHERE substr(headings, 1, 1) != '[' OR json_valid(headings) = 0 "
+        "LIMIT 1"
+    ).fetchone()
+    if bad:
+        raise Damaged("a section's headings are not a list of text")
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:
@@ -282,6 +349,7 @@ def _ensure_schema(conn: sqlite3.Connection) -> bool:
         if statement.strip():
             conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {current_version()}")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return version != 0
 
 

@@ -10,6 +10,7 @@ is bounded in bytes and checked against the file's status on every use.
 from __future__ import annotations
 
 import os
+import stat
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -124,10 +125,16 @@ class Corpus:
     def open(cls, root: Path | str, **options: int) -> Corpus:
         """A corpus over `root`; raises ConfigError if it is missing or holds no docs."""
         path = Path(root).expanduser()
-        if not path.exists():
-            raise ConfigError(f"docs folder not found: {path}")
-        if not path.is_dir():
-            raise ConfigError(f"not a folder of docs: {path}", fields=("docs",))
+        shown = _shown(str(path))
+        try:
+            mode = path.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            raise ConfigError(f"docs folder not found: {shown}") from None
+        except (OSError, ValueError) as exc:  # a name too long, a NUL byte, no permission
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise ConfigError(f"cannot open the docs folder {shown}: {reason}") from None
+        if not stat.S_ISDIR(mode):
+            raise ConfigError(f"not a folder of docs: {shown}", fields=("docs",))
         corpus = cls(path, **options)
         if not corpus.paths():
             unlisted = next((s for s in corpus.skipped if s.name == "/"), None)
@@ -380,3 +387,15 @@ class Corpus:
         gone = self._docs.pop(rel, None)
         if gone is not None:
             self._cached_bytes -= len(gone.folded)
+
+
+SHOWN_PATH_CHARS = 200
+"""A folder's path longer than this is shortened in error lines (middle elided)."""
+
+
+def _shown(path: str) -> str:
+    """`path` for an error line: whole when short, else its start and end around `…`."""
+    if len(path) <= SHOWN_PATH_CHARS:
+        return path
+    half = SHOWN_PATH_CHARS // 2
+    return f"{path[:half]}…{path[-half:]}"

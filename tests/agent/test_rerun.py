@@ -13,6 +13,8 @@ from agent.tools.corpus import Corpus
 from agent.trace import read_trace
 from tests.tui.conftest import CLIENTS, TIMEOUTS, timeout_script
 from tui.cli import app
+from tui.docs_folders import remember
+from tui.options import docs_folders_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -106,6 +108,12 @@ def test_rerun_says_how_to_point_at_the_docs_when_the_runs_folder_is_gone(
     moved.write_text("\n".join(line.replace(str(tmp_path), "gone") for line in lines) + "\n")
     result = CliRunner().invoke(app, ["rerun", str(moved)])
     assert result.exit_code == 2
+    assert result.stderr.rstrip().endswith("not a full path; pass --docs DIR to check against")
+    gone = tmp_path / "gone"
+    remember(docs_folders_file(), gone / "docs")  # asked about once, since removed
+    moved.write_text("\n".join(line.replace(str(tmp_path), str(gone)) for line in lines) + "\n")
+    result = CliRunner().invoke(app, ["rerun", str(moved)])
+    assert result.exit_code == 2
     assert result.stderr.rstrip().endswith("pass --docs DIR to check another")
 
 
@@ -161,6 +169,7 @@ def test_a_run_asked_with_a_relative_docs_folder_reruns_from_anywhere(
         pass
     assert session.last_trace is not None
     assert read_trace(session.last_trace).header["docs"] == str(docs)
+    remember(docs_folders_file(), Path("docs"))  # as `ask --docs docs` does
     monkeypatch.chdir("/")
     result = CliRunner().invoke(app, ["rerun", str(session.last_trace)])
     assert result.exit_code == 0, result.output

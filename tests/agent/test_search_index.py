@@ -289,7 +289,11 @@ def test_a_damaged_index_file_is_replaced(docs: Path, tmp_path: Path) -> None:
     cache.mkdir()
     location.write_bytes(b"this is not a database" * 100)
     report = open_index(docs, cache).prepare()
-    assert report.notice is None and report.changes == Changes(added=2)
+    assert (
+        report.notice
+        == f"the search index {location} was damaged (file is not a database); rebuilt"
+    )
+    assert report.changes == Changes(added=2)
 
 
 def test_an_unwritable_cache_folder_keeps_the_index_in_memory(docs: Path, tmp_path: Path) -> None:

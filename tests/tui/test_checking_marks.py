@@ -168,6 +168,20 @@ async def test_ctrl_s_exports_the_last_run_beside_its_trace(
         assert {"Export as Markdown", "Export as HTML"} <= set(titles)
 
 
+async def test_ctrl_s_exports_a_run_whose_trace_file_was_named_as_text(
+    config: Config, tmp_path: Path
+) -> None:
+    named = str(tmp_path / "named.jsonl")  # as `--trace FILE` hands it over
+    docs = open_docs(config)
+    agent = Agent(ScriptedModel([reply("Two docs.")]), docs_registry(), context=[docs])
+    session = Session(agent, trace_dir=tmp_path, trace_path=named)
+    app = chat_app(session, config, question="which docs?")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        assert notices(app)[-1] == f"exported the run to {tmp_path / 'named.md'}"
+
+
 async def test_ctrl_s_in_replay_exports_the_whole_trace(tmp_path: Path) -> None:
     path = tmp_path / "interrupted.jsonl"
     shutil.copy(FIXTURES / "interrupted.jsonl", path)

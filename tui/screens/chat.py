@@ -80,6 +80,8 @@ class ChatScreen(TraceScreen):
     ) -> None:
         super().__init__()
         self.history = history if history is not None else History()
+        if self.history.notice:  # its file could not be read: said once, under the header
+            self.notices.append(self.history.notice)
         self.conversation = Conversation(session, self.post_message)
         self.trace_dir = session.trace_dir
         self.trace: Path | None = None  # the trace of the latest run
