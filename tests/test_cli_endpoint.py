@@ -307,7 +307,8 @@ def test_a_malformed_base_url_is_one_line_and_exit_2_before_any_request(
     )
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr.startswith(f"docsagent: bad --base-url: {BAD_URLS[url]}")
+    assert result.stderr.startswith(f"docsagent: bad base URL: {BAD_URLS[url]}")
+    assert result.stderr.endswith("; check --base-url\n")  # the core's words, the CLI's option
     assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
     assert not env.exists()  # no run was started
 
@@ -317,9 +318,9 @@ def test_the_tui_and_every_command_refuse_a_malformed_base_url(url: str) -> None
     from agent import ConfigError
     from tui.options import Options, make_config
 
-    with pytest.raises(ConfigError, match="^bad --base-url: "):
+    with pytest.raises(ConfigError, match="^bad base URL: "):
         make_config(Options(base_url=url), {"LLM_API_KEY": KEY})
     result = CliRunner().invoke(
         app, ["ask", "How?"], env={"LLM_API_KEY": KEY, "LLM_BASE_URL": None, "OPENAI_BASE_URL": url}
     )
-    assert result.exit_code == 2 and result.stderr.startswith("docsagent: bad --base-url: ")
+    assert result.exit_code == 2 and result.stderr.startswith("docsagent: bad base URL: ")
