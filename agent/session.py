@@ -102,6 +102,25 @@ class Session:
                 writer.write(final)
                 writer.close()
 
+    def ending(self) -> RunFinished:
+        """How the last question ended, once its events are read or closed.
+
+        The run's own `RunFinished` on every path, but one: events closed before the
+        first was read never ran, so the question is ended here, cancelled, trace and all.
+        """
+        with self._ending:
+            writer = self._writer
+            if self.last_finished is None and writer is not None and not writer.finished:
+                elapsed = time.monotonic() - self._began
+                final = self._seen.finish("cancelled", elapsed_s=elapsed, error="interrupted")
+                self.last_finished = final
+                writer.write(final)
+                writer.close()
+                self._ended.set()
+        if self.last_finished is None:
+            raise RuntimeError("ending() before any question was asked")
+        return self.last_finished
+
     def reset(self) -> None:
         """Start a fresh conversation."""
         self.history = []
@@ -116,10 +135,13 @@ class Session:
         (shared by several sessions, say) asks the run to stop; it then ends itself.
         """
         path = self.trace_path or self.trace_dir / trace_filename(question)
+        self.last_finished = None
         try:
             writer = TraceWriter(path, trace_header(self.agent, question))
         except OSError as exc:
-            raise ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}") from None
+            error = ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}")
+            self.last_finished = Totals().finish("error", elapsed_s=0.0, error=str(error))
+            raise error from None
         self.trace_path = None  # an explicit path is for the first run only
         self.last_trace = path
         pump = self._pump = _Pump(cancel)

@@ -74,7 +74,6 @@ def stop_signals_interrupt(received: list[int]) -> Iterator[None]:
 def run_question(session: Any, question: str, terminal: Terminal, seen: list[Event]) -> RunFinished:
     """Run the question, printing progress and keeping its events in `seen`; returns the
     final event whatever happens."""
-    from agent import Totals
     from tui.printer import ProgressPrinter
     from tui.waiting import WaitingLine
 
@@ -86,7 +85,6 @@ def run_question(session: Any, question: str, terminal: Terminal, seen: list[Eve
 
     printer = ProgressPrinter(progress, width=terminal.columns())
     events = session.ask(question)
-    finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
     error = unexpected = None
     try:
         with status:
@@ -102,7 +100,7 @@ def run_question(session: Any, question: str, terminal: Terminal, seen: list[Eve
         unexpected = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
     finally:
         events.close()
-    finished = session.last_finished or finished
+    finished = session.ending()
     if unexpected:  # a bug, not an interruption: the run failed
         return dataclasses.replace(finished, stop_reason="error", error=unexpected)
     return dataclasses.replace(finished, error=error) if error else finished

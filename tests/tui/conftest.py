@@ -125,7 +125,7 @@ def big_trace(steps: int) -> Trace:
     )
 
 
-async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 10.0) -> None:
+async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 60.0) -> None:
     """Let the app handle messages until `check()` holds (the limit only guards a hang)."""
     deadline = time.monotonic() + limit_s
     while not check():
