@@ -13,7 +13,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import cast
 
@@ -125,7 +125,9 @@ class Session:
         """Start a fresh conversation."""
         self.history = []
 
-    def ask(self, question: str, *, cancel: threading.Event | None = None) -> Iterator[Event]:
+    def ask(
+        self, question: str, *, cancel: threading.Event | None = None
+    ) -> Generator[Event, None, None]:
         """Run one question, writing its trace; the events end with one `RunFinished`.
 
         A `cancel` ends them at once with a `RunFinished` marked cancelled; so does a
@@ -149,7 +151,9 @@ class Session:
         self._ended.clear()
         return self._events(question, pump, writer)
 
-    def _events(self, question: str, pump: _Pump, writer: TraceWriter) -> Iterator[Event]:
+    def _events(
+        self, question: str, pump: _Pump, writer: TraceWriter
+    ) -> Generator[Event, None, None]:
         began = time.monotonic()
         seen = Totals()
         messages = list(self.history)

@@ -348,7 +348,7 @@ def test_a_doc_name_that_is_not_utf8_is_answered_escaped_on_a_strict_utf8_stdout
 def test_ask_keeps_the_search_index_in_the_cache_folder(
     docs: Path, tmp_path: Path, cache_dir: Path
 ) -> None:
-    turns = [
+    turns: list[dict[str, object]] = [
         {"tool_calls": [{"name": "search_docs", "arguments": {"query": "replay a run"}}]},
         {"content": ANSWER},
     ]

@@ -15,7 +15,7 @@ from agent.trace import read_trace
 from tests.chatserver import HOLD_LIMIT_S, MODEL, ChatServer, Hang, Reply, Status
 from tui.cli import app
 
-QUESTIONS = [
+QUESTIONS: list[dict[str, object]] = [
     {
         "id": "replay",
         "question": "How do I replay a saved run?",
@@ -141,7 +141,7 @@ def test_eval_exits_1_under_min_hit(docs: Path, tmp_path: Path) -> None:
 def test_min_hit_counts_hits_in_the_first_three_citations_not_only_the_first(
     docs: Path, tmp_path: Path
 ) -> None:
-    second = [
+    second: list[dict[str, object]] = [
         {"tool_calls": [{"name": "read_doc", "arguments": {"path": "replay.md"}}]},
         {"content": "Run `docsagent replay FILE` (install.md:1-2, replay.md:3-4)."},
     ]
@@ -178,7 +178,9 @@ def test_a_bad_line_is_one_error_with_its_line_number(docs: Path, tmp_path: Path
 
 
 def test_evidence_outside_the_docs_is_a_usage_error(docs: Path, tmp_path: Path) -> None:
-    questions = [{"question": "q", "evidence": [{"path": "replay.md", "start": 4, "end": 9}]}]
+    questions: list[dict[str, object]] = [
+        {"question": "q", "evidence": [{"path": "replay.md", "start": 4, "end": 9}]}
+    ]
     code, _, err = run_eval(question_file(tmp_path, questions), "--docs", str(docs))
     assert code == 2
     assert err.splitlines() == [
@@ -254,7 +256,9 @@ def test_ctrl_c_cancels_the_requests_in_flight_at_once(
         env={**os.environ, "LLM_API_KEY": "sk-test-eval"},
     )  # fmt: skip
     signal.signal(signal.SIGINT, old_handler)
-    assert chat_server.wait_for_requests(2, client=proc), proc.kill() or proc.communicate()
+    if not chat_server.wait_for_requests(2, client=proc):
+        proc.kill()
+        raise AssertionError(proc.communicate())
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)

@@ -100,7 +100,7 @@ def run_question(session: Any, question: str, terminal: Terminal, seen: list[Eve
         unexpected = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
     finally:
         events.close()
-    finished = session.ending()
+    finished: RunFinished = session.ending()
     if unexpected:  # a bug, not an interruption: the run failed
         return dataclasses.replace(finished, stop_reason="error", error=unexpected)
     return dataclasses.replace(finished, error=error) if error else finished

@@ -94,10 +94,10 @@ def test_request_bytes_against_a_bare_loop(server: ChatServer, tmp_path: Path) -
     client = openai.OpenAI(api_key="sk-bench", base_url=server.base_url, max_retries=0)
     server.push(Reply(content="ok"))
     bare_tools = [bare_schema(name) for name in names]
-    stream = client.chat.completions.create(
+    stream = client.chat.completions.create(  # type: ignore[call-overload]
         model=ours["model"],
         messages=ours["messages"],
-        tools=bare_tools,  # type: ignore[arg-type]
+        tools=bare_tools,
         stream=True,
         stream_options={"include_usage": True},
     )

@@ -11,8 +11,8 @@ from agent.events import RunFinished, TextDelta
 from agent.session import Session
 from agent.trace import read_trace
 from tests.chatserver import Call, ChatServer, Hang, Reply, Status, chunk
-from tests.tui.conftest import until
-from tests.tui.test_live_app import chat, settle, texts
+from tests.tui.conftest import chat, settle, until
+from tests.tui.test_live_app import texts
 from tui.app import chat_app
 from tui.render import status_text
 from tui.state import reduce_all

@@ -29,9 +29,9 @@ def steady_cursor(app: App[int]) -> None:
         field.cursor_blink = False
 
 
-def fixture_app(name: str, **options: bool) -> DocsAgentApp:
+def fixture_app(name: str, *, instant: bool) -> DocsAgentApp:
     trace = read_trace(FIXTURES / f"{name}.jsonl")
-    return replay_app(trace, path=Path(f"tests/fixtures/{name}.jsonl"), **options)
+    return replay_app(trace, path=Path(f"tests/fixtures/{name}.jsonl"), instant=instant)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
