@@ -21,10 +21,11 @@ $(BIN)/python:
 	@echo "docsagent: creating $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 
-# Only what the program needs: pip's own lines and bars show the progress.
+# Only what the program needs: pip's own lines and bars show the progress. Python compiles
+# the modules the program imports when it first runs, not all of them now (--no-compile).
 $(RUNTIME): $(BIN)/python pyproject.toml $(CONSTRAINTS)
 	@echo "docsagent: installing docsagent and what it needs into $(VENV)"
-	$(PIP) install -c $(CONSTRAINTS) -e .
+	$(PIP) install --no-compile -c $(CONSTRAINTS) -e .
 	touch $@
 
 $(DEV): $(RUNTIME)
