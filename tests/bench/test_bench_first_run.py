@@ -59,8 +59,8 @@ def test_make_run_on_a_fresh_clone_reaches_the_tui_in_a_minute(tmp_path: Path) -
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     progress = sorted(t for line, t in seen.items() if line.startswith(PROGRESS))
-    shown = sorted((t, line) for line, t in seen.items() if line)
-    steps = [(0.0, "make run"), *shown, (seconds, "the first frame")]
+    lines = sorted((t, line) for line, t in seen.items() if line)
+    steps = [(0.0, "make run"), *lines, (seconds, "the first frame")]
     gaps = sorted(((b[0] - a[0], a[1]) for a, b in zip(steps, steps[1:], strict=False)))[::-1]
     silence = gaps[0][0]
     for gap, after in gaps[:4]:
