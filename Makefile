@@ -54,6 +54,8 @@ lock: $(DEV)
 
 # The endpoint, TUI and CLI tests on the declared minimums (pyproject.toml's lower bounds,
 # resolved by uv's lowest-direct) and the oldest Python; the test tools from constraints.txt.
+# A socket the garbage collector finds unclosed fails `make test`, not this: on these
+# versions one was seen once (Python 3.10, httpx2 2.12, openai 3.14), in no test's own code.
 minimums: $(DEV)
 	rm -rf $(MIN_VENV)
 	$(BIN)/uv venv --quiet --python $(MIN_PYTHON) $(MIN_VENV)
@@ -64,7 +66,8 @@ minimums: $(DEV)
 	VIRTUAL_ENV=$(MIN_VENV) $(BIN)/uv pip list 2>/dev/null \
 		| grep -E '^(openai|httpx2|textual|typer|rich|markdown-it-py) '
 	$(MIN_VENV)/bin/python --version
-	$(MIN_VENV)/bin/python -m pytest -p no:cacheprovider $(MIN_TESTS)
+	$(MIN_VENV)/bin/python -m pytest -p no:cacheprovider $(MIN_TESTS) \
+		-W "ignore::pytest.PytestUnraisableExceptionWarning"
 
 # The README's sample outputs, rewritten from real runs (a test checks they still match).
 docs: $(DEV)
