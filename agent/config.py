@@ -45,10 +45,12 @@ def default_docs() -> Path:
     return Path(__file__).resolve().parent.parent / "data" / "manual"
 
 
-def default_trace_dir(state_home: str | None = None) -> Path:
-    """Where traces are saved when no folder is given: under the XDG state dir `state_home`."""
-    state = Path(state_home) if state_home else Path.home() / ".local" / "state"
-    return state / "docsagent" / "traces"
+def default_trace_dir(state_home: Path | None = None) -> Path:
+    """Where traces are saved when no folder is given: under the XDG state folder.
+
+    `state_home` is that folder as the CLI found it (`tui/options.py`); else ~/.local/state.
+    """
+    return (state_home or Path.home() / ".local" / "state") / "docsagent" / "traces"
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,9 @@ class Config:
         return endpoint_of(self.base_url or DEFAULT_BASE_URL)
 
 
+_URL = ("base_url",)  # the field each of check_base_url's errors names
+
+
 def check_base_url(url: str) -> None:
     """Raise ConfigError, in one line, unless `url` is an http(s) URL with a host and a valid port.
 
@@ -99,28 +104,36 @@ def check_base_url(url: str) -> None:
     example = "e.g. http://localhost:11434/v1"
     if any(char.isspace() or not char.isprintable() for char in url):
         raise ConfigError(
-            "bad --base-url: it holds a space, a line break or another control character"
+            "bad base URL: it holds a space, a line break or another control character",
+            fields=_URL,
         )
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
         if "port" in str(exc).lower():
-            raise ConfigError(f"bad --base-url: the port must be 1 to 65535, {example}") from None
+            raise ConfigError(
+                f"bad base URL: the port must be 1 to 65535, {example}", fields=_URL
+            ) from None
         raise ConfigError(
-            "bad --base-url: the host in brackets is not an IPv6 address, e.g. http://[::1]:8000/v1"
+            "bad base URL: the host in brackets is not an IPv6 address, e.g. http://[::1]:8000/v1",
+            fields=_URL,
         ) from None
     if parts.scheme not in ("http", "https"):
-        raise ConfigError(f"bad --base-url: it must start with http:// or https://, {example}")
+        raise ConfigError(
+            f"bad base URL: it must start with http:// or https://, {example}", fields=_URL
+        )
     host = parts.hostname
     if not host:
-        raise ConfigError(f"bad --base-url: it has no host, {example}")
+        raise ConfigError(f"bad base URL: it has no host, {example}", fields=_URL)
     if port == 0:
-        raise ConfigError(f"bad --base-url: the port must be 1 to 65535, {example}")
+        raise ConfigError(f"bad base URL: the port must be 1 to 65535, {example}", fields=_URL)
     try:
         host.encode("idna")  # what the resolver does: empty or overlong labels fail here
     except UnicodeError:
-        raise ConfigError(f"bad --base-url: the host name is not valid, {example}") from None
+        raise ConfigError(
+            f"bad base URL: the host name is not valid, {example}", fields=_URL
+        ) from None
 
 
 def build_model(

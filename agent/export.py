@@ -22,7 +22,7 @@ from agent.events import (
     ToolCallStarted,
     Usage,
 )
-from agent.markdown_html import markdown_html
+from agent.markdown import markdown_html
 from agent.markdown_inert import code_span, inert
 from agent.messages import Message
 from agent.tools.citations import find_citations

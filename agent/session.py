@@ -13,7 +13,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import cast
 
@@ -104,11 +104,32 @@ class Session:
                 writer.write(final)
                 writer.close()
 
+    def ending(self) -> RunFinished:
+        """How the last question ended, once its events are read or closed.
+
+        The run's own `RunFinished` on every path, but one: events closed before the
+        first was read never ran, so the question is ended here, cancelled, trace and all.
+        """
+        with self._ending:
+            writer = self._writer
+            if self.last_finished is None and writer is not None and not writer.finished:
+                elapsed = time.monotonic() - self._began
+                final = self._seen.finish("cancelled", elapsed_s=elapsed, error="interrupted")
+                self.last_finished = final
+                writer.write(final)
+                writer.close()
+                self._ended.set()
+        if self.last_finished is None:
+            raise RuntimeError("ending() before any question was asked")
+        return self.last_finished
+
     def reset(self) -> None:
         """Start a fresh conversation."""
         self.history = []
 
-    def ask(self, question: str, *, cancel: threading.Event | None = None) -> Iterator[Event]:
+    def ask(
+        self, question: str, *, cancel: threading.Event | None = None
+    ) -> Generator[Event, None, None]:
         """Run one question, writing its trace; the events end with one `RunFinished`.
 
         A `cancel` ends them at once with a `RunFinished` marked cancelled; so does a
@@ -118,10 +139,13 @@ class Session:
         (shared by several sessions, say) asks the run to stop; it then ends itself.
         """
         path = self.trace_path or self.trace_dir / trace_filename(question)
+        self.last_finished = None
         try:
             writer = TraceWriter(path, trace_header(self.agent, question))
         except OSError as exc:
-            raise ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}") from None
+            error = ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}")
+            self.last_finished = Totals().finish("error", elapsed_s=0.0, error=str(error))
+            raise error from None
         self.trace_path = None  # an explicit path is for the first run only
         self.last_trace = path
         pump = self._pump = _Pump(cancel)
@@ -129,7 +153,9 @@ class Session:
         self._ended.clear()
         return self._events(question, pump, writer)
 
-    def _events(self, question: str, pump: _Pump, writer: TraceWriter) -> Iterator[Event]:
+    def _events(
+        self, question: str, pump: _Pump, writer: TraceWriter
+    ) -> Generator[Event, None, None]:
         began = time.monotonic()
         seen = Totals()
         messages = list(self.history)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import subprocess
 import threading
 import time
 from collections import deque
@@ -46,6 +47,8 @@ from tests.chatreplies import (
     stream_events,
     usage_chunk,
 )
+
+HOLD_LIMIT_S = 120.0  # the longest a Hang holds a request: `stop` ends every hold at once
 
 __all__ = [
     "MODEL",
@@ -142,10 +145,23 @@ class ChatServer:
         with self._lock:
             self.script.extend(responses)
 
-    def wait_for_requests(self, count: int, timeout: float = 10.0) -> bool:
-        """Wait until `count` requests have arrived (False if they did not within `timeout`)."""
+    def wait_for_requests(
+        self, count: int, *, client: subprocess.Popen[str] | None = None, timeout: float = 120.0
+    ) -> bool:
+        """Wait until `count` requests have arrived; False if the `client` process ended first.
+
+        The `timeout` only guards a hang: a client slow to start (a loaded machine) is waited
+        for, one that has exited is not.
+        """
+        deadline = time.monotonic() + timeout
         with self._received:
-            return self._received.wait_for(lambda: len(self.requests) >= count, timeout)
+            while len(self.requests) < count:
+                if client is not None and client.poll() is not None:
+                    return False
+                if time.monotonic() > deadline:
+                    return False
+                self._received.wait(0.05 if client is not None else deadline - time.monotonic())
+            return True
 
     def start(self) -> ChatServer:
         self._thread.start()
@@ -246,10 +262,10 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             elif isinstance(response, Cut):
                 self._cut(response.events)
             elif isinstance(response, Hang) and not response.answer:
-                server.stopping.wait(min(response.seconds, 10.0))
+                server.stopping.wait(min(response.seconds, HOLD_LIMIT_S))
                 self.close_connection = True
             elif isinstance(response, Hang):
-                self._sse(response.events, done=False, stall=min(response.seconds, 10.0))
+                self._sse(response.events, done=False, stall=min(response.seconds, HOLD_LIMIT_S))
             elif isinstance(response, Ping):
                 self._ping(response)
             elif isinstance(response, Endless):

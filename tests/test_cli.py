@@ -303,6 +303,20 @@ def test_the_trace_folder_follows_xdg_state_home(tmp_path: Path) -> None:
     assert config.trace_dir == given
 
 
+@pytest.mark.parametrize("value", ["", "  ", "relative/state"])
+def test_a_blank_or_relative_xdg_folder_counts_as_unset(value: str) -> None:
+    """As the XDG spec says: no trace folder named by spaces in the current directory."""
+    from tui.options import Options, history_file, make_config, settings_file
+
+    home = Path.home()
+    env = {"XDG_STATE_HOME": value, "XDG_CACHE_HOME": value, "XDG_CONFIG_HOME": value}
+    config, _ = make_config(Options(), env)
+    assert config.trace_dir == home / ".local" / "state" / "docsagent" / "traces"
+    assert history_file(env) == home / ".local" / "state" / "docsagent" / "history"
+    assert config.cache_dir == home / ".cache" / "docsagent"
+    assert settings_file(env) == home / ".config" / "docsagent" / "settings.json"
+
+
 def test_core_errors_gain_the_options_that_set_what_they_name() -> None:
     from agent import ConfigError, ModelError
     from tui.options import explain
@@ -334,7 +348,7 @@ def test_a_doc_name_that_is_not_utf8_is_answered_escaped_on_a_strict_utf8_stdout
 def test_ask_keeps_the_search_index_in_the_cache_folder(
     docs: Path, tmp_path: Path, cache_dir: Path
 ) -> None:
-    turns = [
+    turns: list[dict[str, object]] = [
         {"tool_calls": [{"name": "search_docs", "arguments": {"query": "replay a run"}}]},
         {"content": ANSWER},
     ]

@@ -11,7 +11,17 @@ from typer.testing import CliRunner
 
 from agent.events import RetryScheduled, RunFinished, TextDelta
 from agent.trace import read_trace
-from tests.chatserver import SSE, Call, ChatServer, Hang, Ping, Reply, Status, chunk
+from tests.chatserver import (
+    HOLD_LIMIT_S,
+    SSE,
+    Call,
+    ChatServer,
+    Hang,
+    Ping,
+    Reply,
+    Status,
+    chunk,
+)
 from tui.cli import app
 
 KEY = "sk-live-abcdef0123456789"
@@ -217,9 +227,8 @@ def test_a_signal_mid_stream_exits_with_one_line_and_closes_the_trace(
     import signal
     import subprocess
     import sys
-    import time
 
-    chat_server.push(Hang([HELLO], seconds=10))
+    chat_server.push(Hang([HELLO], seconds=HOLD_LIMIT_S))  # until the signal ends the client
     script = Path(sys.executable).parent / "docsagent"
     # The child inherits an ignored SIGINT (a run started in the background); restore it.
     old_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -230,10 +239,8 @@ def test_a_signal_mid_stream_exits_with_one_line_and_closes_the_trace(
         env={**os.environ, "LLM_API_KEY": KEY, "DOCSAGENT_TRACE_DIR": str(env)},
     )  # fmt: skip
     signal.signal(signal.SIGINT, old_handler)
-    deadline = time.monotonic() + 20
-    while not chat_server.requests:  # wait until the stream is under way
-        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
+    # wait until the stream is under way
+    assert chat_server.wait_for_requests(1, client=proc), proc.communicate()
     proc.send_signal(getattr(signal, name))
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == code, err
@@ -307,7 +314,8 @@ def test_a_malformed_base_url_is_one_line_and_exit_2_before_any_request(
     )
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr.startswith(f"docsagent: bad --base-url: {BAD_URLS[url]}")
+    assert result.stderr.startswith(f"docsagent: bad base URL: {BAD_URLS[url]}")
+    assert result.stderr.endswith("; check --base-url\n")  # the core's words, the CLI's option
     assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
     assert not env.exists()  # no run was started
 
@@ -317,9 +325,9 @@ def test_the_tui_and_every_command_refuse_a_malformed_base_url(url: str) -> None
     from agent import ConfigError
     from tui.options import Options, make_config
 
-    with pytest.raises(ConfigError, match="^bad --base-url: "):
+    with pytest.raises(ConfigError, match="^bad base URL: "):
         make_config(Options(base_url=url), {"LLM_API_KEY": KEY})
     result = CliRunner().invoke(
         app, ["ask", "How?"], env={"LLM_API_KEY": KEY, "LLM_BASE_URL": None, "OPENAI_BASE_URL": url}
     )
-    assert result.exit_code == 2 and result.stderr.startswith("docsagent: bad --base-url: ")
+    assert result.exit_code == 2 and result.stderr.startswith("docsagent: bad base URL: ")

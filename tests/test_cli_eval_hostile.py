@@ -26,7 +26,7 @@ def docs(tmp_path: Path) -> Path:
     return root
 
 
-def written(text: bytes) -> Callable[[Path], None]:
+def written(text: bytes) -> Callable[[Path], object]:
     return lambda path: path.write_bytes(text)
 
 
@@ -34,7 +34,7 @@ def linked(target: str) -> Callable[[Path], None]:
     return lambda path: path.symlink_to(target)
 
 
-CASES: list[tuple[str, Callable[[Path], None], str]] = [
+CASES: list[tuple[str, Callable[[Path], object], str]] = [
     (
         "a 5,000-digit number",
         written(b'{"question": "q?", "answerable": ' + b"9" * 5000 + b"}\n"),

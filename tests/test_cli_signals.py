@@ -141,8 +141,9 @@ def test_replay_print_ends_while_writing_a_long_answer(
     )
     assert result.exit_code == 0, result.stderr
     proc = launch("replay", "--print", str(trace))
-    assert proc.stdout is not None
-    wait_until(lambda: bool(select.select([proc.stdout], [], [], 0)[0]), proc)
+    out = proc.stdout
+    assert out is not None
+    wait_until(lambda: bool(select.select([out], [], [], 0)[0]), proc)
     stop(proc, name)
 
 

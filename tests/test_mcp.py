@@ -12,16 +12,18 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 import anyio
 import pytest
 
 from agent import (
+    RunFinished,
     ServedTools,
     ToolCallFinished,
     ToolCallStarted,
     ToolRegistry,
+    Trace,
     docs_registry,
     read_trace,
 )
@@ -56,7 +58,7 @@ def server_command(docs: Path, traces: Path, *extra: str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def connected(docs: Path, traces: Path, errlog: IO[str]) -> AsyncIterator[ClientSession]:
+async def connected(docs: Path, traces: Path, errlog: TextIO) -> AsyncIterator[ClientSession]:
     """A client session with `docsagent mcp` over stdio, initialized."""
     params = StdioServerParameters(
         command=sys.executable,
@@ -74,9 +76,16 @@ async def connected(docs: Path, traces: Path, errlog: IO[str]) -> AsyncIterator[
 
 
 @pytest.fixture
-def errlog(tmp_path: Path) -> Iterator[IO[str]]:
+def errlog(tmp_path: Path) -> Iterator[TextIO]:
     with (tmp_path / "stderr.txt").open("w+") as file:
         yield file
+
+
+def ending(trace: Trace) -> RunFinished:
+    """The trace's last event, which ends a session's trace."""
+    last = trace.events[-1]
+    assert isinstance(last, RunFinished)
+    return last
 
 
 def text_of(result: Any) -> str:
@@ -90,7 +99,7 @@ def only_trace(traces: Path) -> Path:
 
 @pytest.mark.asyncio
 async def test_it_offers_the_registry_tools_with_their_schemas(
-    docs: Path, traces: Path, errlog: IO[str]
+    docs: Path, traces: Path, errlog: TextIO
 ) -> None:
     async with connected(docs, traces, errlog) as session:
         listed = (await session.list_tools()).tools
@@ -104,7 +113,7 @@ async def test_it_offers_the_registry_tools_with_their_schemas(
 
 @pytest.mark.asyncio
 async def test_each_tool_answers_with_lines_to_cite_and_the_session_is_traced(
-    docs: Path, traces: Path, errlog: IO[str]
+    docs: Path, traces: Path, errlog: TextIO
 ) -> None:
     async with connected(docs, traces, errlog) as session:
         found = await session.call_tool("search_docs", {"query": "read timeout"})
@@ -126,14 +135,14 @@ async def test_each_tool_answers_with_lines_to_cite_and_the_session_is_traced(
     assert [c.name for c in calls] == ["search_docs", "read_doc", "grep_docs", "list_docs"]
     assert json.loads(calls[1].arguments) == {"path": "timeouts.md", "start": 3, "end": 4}
     assert [r.output for r in results][1] == text_of(read)
-    assert trace.complete and trace.events[-1].error == "the MCP client disconnected"
-    assert trace.events[-1].stats.tool_calls == 4
+    assert trace.complete and ending(trace).error == "the MCP client disconnected"
+    assert ending(trace).stats.tool_calls == 4
     assert "serving" in Path(errlog.name).read_text()
 
 
 @pytest.mark.asyncio
 async def test_refusals_are_tool_errors_and_the_server_goes_on(
-    docs: Path, traces: Path, errlog: IO[str]
+    docs: Path, traces: Path, errlog: TextIO
 ) -> None:
     async with connected(docs, traces, errlog) as session:
         outside = await session.call_tool("read_doc", {"path": "../../etc/passwd"})
@@ -155,7 +164,7 @@ async def test_refusals_are_tool_errors_and_the_server_goes_on(
 
 @pytest.mark.asyncio
 async def test_doc_text_reaches_the_client_without_control_characters(
-    docs: Path, traces: Path, errlog: IO[str]
+    docs: Path, traces: Path, errlog: TextIO
 ) -> None:
     async with connected(docs, traces, errlog) as session:
         read = await session.call_tool("read_doc", {"path": "hostile.md"})
@@ -165,7 +174,7 @@ async def test_doc_text_reaches_the_client_without_control_characters(
 
 @pytest.mark.asyncio
 async def test_a_client_that_leaves_mid_call_leaves_a_whole_trace(
-    docs: Path, traces: Path, errlog: IO[str]
+    docs: Path, traces: Path, errlog: TextIO
 ) -> None:
     async with connected(docs, traces, errlog) as session, anyio.create_task_group() as group:
         group.start_soon(session.call_tool, "grep_docs", {"keyword": "timeout"})
@@ -180,7 +189,7 @@ async def test_a_client_that_leaves_mid_call_leaves_a_whole_trace(
 
 @pytest.mark.asyncio
 async def test_two_sessions_leave_two_traces_that_replay(
-    docs: Path, traces: Path, errlog: IO[str]
+    docs: Path, traces: Path, errlog: TextIO
 ) -> None:
     for keyword in ("connect", "read"):
         async with connected(docs, traces, errlog) as session:
@@ -242,8 +251,9 @@ def test_a_stop_signal_closes_the_trace(docs: Path, traces: Path, name: str, cod
         finally:
             server.kill()
     trace = read_trace(only_trace(traces))
-    assert trace.complete and trace.events[-1].error is not None
-    assert trace.events[-1].error.endswith(f"({name})")
+    error = ending(trace).error
+    assert trace.complete and error is not None
+    assert error.endswith(f"({name})")
 
 
 def test_without_the_sdk_it_says_what_to_install(docs: Path, traces: Path) -> None:
@@ -328,5 +338,5 @@ async def test_streamable_http_serves_on_the_loopback(docs: Path, traces: Path) 
         finally:
             server.kill()
     trace = read_trace(only_trace(traces))
-    assert trace.complete and trace.events[-1].error == "terminated (SIGTERM)"
+    assert trace.complete and ending(trace).error == "terminated (SIGTERM)"
     assert [e.name for e in trace.events if isinstance(e, ToolCallStarted)] == ["read_doc"]

@@ -5,6 +5,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -31,3 +33,29 @@ def test_the_default_docs_are_the_bundled_manual() -> None:
     from agent.config import default_docs
 
     assert (default_docs() / "index.md").is_file()
+
+
+def test_constraints_pin_every_dependency_within_its_declared_bounds() -> None:
+    """`make run` and `make test` install from constraints.txt: it must hold each package
+    pyproject.toml names, at a version pyproject.toml allows (`make lock` rewrites it)."""
+    from packaging.requirements import Requirement
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 on
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = [Requirement(r) for r in project["dependencies"]]
+    for extra in project["optional-dependencies"].values():
+        declared += [Requirement(r) for r in extra if Requirement(r).name != project["name"]]
+    pinned: dict[str, list[str]] = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        pin = line.split("#")[0].split(";")[0].strip()
+        if pin:
+            name, _, version = pin.partition("==")
+            pinned.setdefault(name.lower().replace("_", "-"), []).append(version)
+    outside = [
+        f"{req}: {pinned.get(req.name.lower(), 'not pinned')}"
+        for req in declared
+        if not pinned.get(req.name.lower())
+        or not all(req.specifier.contains(v) for v in pinned[req.name.lower()])
+    ]
+    assert outside == []

@@ -54,7 +54,6 @@ def prepare_index(docs: DocsContext, terminal: Terminal) -> None:
 def run_question(session: Any, question: str, terminal: Terminal, seen: list[Event]) -> RunFinished:
     """Run the question, printing progress and keeping its events in `seen`; returns the
     final event whatever happens."""
-    from agent import Totals
     from tui.printer import ProgressPrinter
     from tui.waiting import WaitingLine
 
@@ -66,7 +65,6 @@ def run_question(session: Any, question: str, terminal: Terminal, seen: list[Eve
 
     printer = ProgressPrinter(progress, width=terminal.columns())
     events = session.ask(question)
-    finished = Totals().finish("cancelled", elapsed_s=0.0, error="interrupted")
     error = unexpected = None
     try:
         with status:
@@ -82,7 +80,7 @@ def run_question(session: Any, question: str, terminal: Terminal, seen: list[Eve
         unexpected = f"unexpected {type(exc).__name__}: {exc} (please report it with the trace)"
     finally:
         events.close()
-    finished = session.last_finished or finished
+    finished: RunFinished = session.ending()
     if unexpected:  # a bug, not an interruption: the run failed
         return dataclasses.replace(finished, stop_reason="error", error=unexpected)
     return dataclasses.replace(finished, error=error) if error else finished

@@ -239,7 +239,7 @@ def make_config(
         compact=not options.no_compact,
         timeout=options.timeout,
         request_timeout=options.request_timeout,
-        trace_dir=options.trace_dir or default_trace_dir(env.get("XDG_STATE_HOME")),
+        trace_dir=options.trace_dir or default_trace_dir(xdg_home(env, "XDG_STATE_HOME")),
         cache_dir=cache_dir(env),
         prices=_prices(env.get("DOCSAGENT_PRICES")),
     )
@@ -249,8 +249,7 @@ def make_config(
 def history_file(environ: Mapping[str, str] | None = None) -> Path:
     """Where the TUI keeps the questions asked: $XDG_STATE_HOME/docsagent/history."""
     env = os.environ if environ is None else environ
-    base = env.get("XDG_STATE_HOME", "").strip() or str(Path.home() / ".local" / "state")
-    return Path(base).expanduser() / "docsagent" / "history"
+    return xdg_home(env, "XDG_STATE_HOME") / "docsagent" / "history"
 
 
 def docs_folders_file(environ: Mapping[str, str] | None = None) -> Path:
@@ -263,15 +262,30 @@ def cache_dir(env: Mapping[str, str]) -> Path:
     chosen = env.get("DOCSAGENT_CACHE_DIR", "").strip()
     if chosen:
         return Path(chosen).expanduser()
-    base = env.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "docsagent"
+    return xdg_home(env, "XDG_CACHE_HOME") / "docsagent"
 
 
 def settings_file(environ: Mapping[str, str] | None = None) -> Path:
     """The TUI's settings: $XDG_CONFIG_HOME/docsagent/settings.json, else under ~/.config."""
     env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME", "").strip() or str(Path.home() / ".config")
-    return Path(base).expanduser() / "docsagent" / "settings.json"
+    return xdg_home(env, "XDG_CONFIG_HOME") / "docsagent" / "settings.json"
+
+
+_XDG_DEFAULTS = {
+    "XDG_STATE_HOME": (".local", "state"),
+    "XDG_CACHE_HOME": (".cache",),
+    "XDG_CONFIG_HOME": (".config",),
+}
+
+
+def xdg_home(env: Mapping[str, str], name: str) -> Path:
+    """An XDG base folder: `$name` when it is an absolute path, else its default under ~.
+
+    A blank or relative value counts as unset, as the XDG spec says (a blank one once put
+    traces in a folder named by its spaces, in the current directory).
+    """
+    chosen = Path(env.get(name, "").strip()).expanduser()
+    return chosen if chosen.is_absolute() else Path.home().joinpath(*_XDG_DEFAULTS[name])
 
 
 def _prices(text: str | None) -> dict[str, tuple[float, float]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from agent.errors import AgentError, ConfigError
 from agent.eval.questions import Question
 from agent.eval.scoring import QuestionResult, score
-from agent.events import Event, Totals
+from agent.events import Event
 from agent.loop import Agent
 from agent.session import Session
 from agent.tools.citations import find_citations
@@ -88,9 +88,7 @@ class EvalRun:
         finally:
             with self._lock:
                 self._running.discard(session)
-        finished = session.last_finished or Totals().finish(
-            "cancelled", elapsed_s=0.0, error="interrupted"
-        )
+        finished = session.ending()
         citations = find_citations(finished.answer or "", self.corpus, events)
         return score(question, finished, citations, trace=session.last_trace)
 

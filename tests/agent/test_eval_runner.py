@@ -232,3 +232,18 @@ def test_an_unwritable_trace_folder_is_a_config_error(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     with pytest.raises(ConfigError, match=f"^cannot write traces in {blocker}: "):
         eval_trace_dir(blocker, Path("q.jsonl"))
+
+
+def test_a_trace_that_cannot_be_written_is_an_error_not_an_interruption(
+    docs: Path, tmp_path: Path
+) -> None:
+    def turns() -> list[Message]:
+        return [reply("Run `docsagent replay FILE` (replay.md:3-4).")]
+
+    taken = tmp_path / "t"
+    taken.mkdir()
+    (taken / trace_name(1, REPLAY)).mkdir()  # a folder where the trace file would go
+    run = EvalRun(make_agent=agents(docs, turns), corpus=Corpus.open(docs), trace_dir=taken)
+    [result] = run_questions([REPLAY], run)
+    assert result.stop_reason == "error"
+    assert (result.error or "").startswith(f"cannot write the trace {taken}/001-replay.jsonl: ")

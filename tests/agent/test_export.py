@@ -100,7 +100,8 @@ def test_html_shows_the_answer_rendered_and_markdown_keeps_its_source(tmp_path: 
         "<ul>",
         "<li>one &lt;script&gt;alert(1)&lt;/script&gt;</li>",
         "</ul>",
-        '<pre><code class="language-python">x = 42</code></pre>',
+        '<pre><code class="language-python">x = 42',
+        "</code></pre>",
         "</blockquote>",
         "<p>Source: a.md:1-3</p>",
     ]

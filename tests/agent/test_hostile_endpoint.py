@@ -57,7 +57,10 @@ def test_infinity_from_the_server_is_estimated_too(chat_server: ChatServer, make
 
 
 def test_sensible_counts_are_kept(chat_server: ChatServer, make: Factory) -> None:
-    usage = {"prompt_tokens": 120, "completion_tokens": 7.0}  # 7.0: some servers send floats
+    usage: dict[str, object] = {
+        "prompt_tokens": 120,
+        "completion_tokens": 7.0,
+    }  # 7.0: some servers send floats
     chat_server.push(Completion(completion(usage)))
     (reply,) = run(make(stream=False))
     assert isinstance(reply, Reply)

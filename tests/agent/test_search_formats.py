@@ -182,7 +182,12 @@ def test_a_doc_read_in_several_ranges_is_turned_into_text_once_while_unchanged(
     corpus = Corpus.open(mixed)
     reads: list[str] = []
     real_read = corpus.read
-    monkeypatch.setattr(corpus, "read", lambda rel: reads.append(rel) or real_read(rel))
+
+    def read(rel: str) -> object:
+        reads.append(rel)
+        return real_read(rel)
+
+    monkeypatch.setattr(corpus, "read", read)
     first = corpus.lines("timeouts.html", 1, 3)
     assert corpus.lines("timeouts.html", 5, 5) == ["## Pool timeout"]
     assert corpus.lines("timeouts.html", 1, 3) == first and reads == ["timeouts.html"]

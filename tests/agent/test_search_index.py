@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -182,7 +183,7 @@ def test_a_search_sees_one_state_of_the_index_while_another_process_updates_it(
     cache = tmp_path / "cache"
     index = open_index(docs, cache)
     index.prepare()
-    updated = []
+    updated: list[object] = []
 
     def update_once(statement: str) -> None:  # after the candidates, before their scores
         if "bm25(fts, " in statement and not updated:
@@ -224,7 +225,7 @@ def test_a_change_to_how_docs_are_read_makes_a_new_index_version(tmp_path: Path)
 
 
 def test_every_module_the_index_reads_docs_with_counts_in_its_version() -> None:
-    reading = [
+    reading: list[Callable[..., object]] = [
         Corpus.read_lines,  # what the index is given: the doc's lines
         Corpus.read,
         normalize_breaks,  # where a line ends

@@ -53,7 +53,7 @@ def scribble(path: Path) -> None:
         stream.write(os.urandom(size - 4096))
 
 
-DAMAGE: list[tuple[str, Callable[[Path], None], str]] = [
+DAMAGE: list[tuple[str, Callable[[Path], object], str]] = [
     ("random bytes", lambda p: p.write_bytes(os.urandom(65536)), "file is not a database"),
     ("random pages", scribble, ""),
     ("a dropped shadow table", lambda p: execute(p, "DROP TABLE fts_data"), ""),

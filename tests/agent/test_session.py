@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.errors import ConfigError
 from agent.events import Event, ModelRequested, RunFinished, Usage
 from agent.loop import Agent
 from agent.messages import Message
@@ -112,3 +113,31 @@ def test_an_unexpected_failure_yields_the_final_event_before_raising(
     assert (final.stop_reason, final.error) == ("error", "RuntimeError: boom")
     assert session.last_trace is not None
     assert read_trace(session.last_trace).events == seen
+
+
+def test_events_closed_before_the_first_is_read_still_end_the_question(
+    ctx: DocsContext, tmp_path: Path
+) -> None:
+    """Ctrl+C before the run starts: the question ends cancelled, in the trace too, and the
+    previous question's ending is not taken for it."""
+    session = session_over(ScriptedModel([reply("one"), reply("two")]), ctx, tmp_path)
+    list(session.ask("first"))
+    assert session.ending().answer == "one"
+    session.ask("second").close()
+    final = session.ending()
+    assert (final.stop_reason, final.error, final.answer) == ("cancelled", "interrupted", None)
+    assert session.last_trace is not None
+    trace = read_trace(session.last_trace)
+    assert trace.complete and trace.events == [final]
+    assert session.ending() is final  # ended once
+
+
+def test_a_trace_that_cannot_be_written_ends_the_question_as_an_error(
+    ctx: DocsContext, tmp_path: Path
+) -> None:
+    (tmp_path / "traces").write_text("a file where the folder would go")
+    session = session_over(ScriptedModel([reply("one")]), ctx, tmp_path)
+    with pytest.raises(ConfigError, match="^cannot write the trace "):
+        session.ask("q")
+    final = session.ending()
+    assert final.stop_reason == "error" and (final.error or "").startswith("cannot write")

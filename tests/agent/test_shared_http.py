@@ -4,19 +4,26 @@ from __future__ import annotations
 
 from agent.config import Config, build_model, shared_http
 from agent.models.base import Reply as ModelReply
+from agent.models.openai.model import OpenAIModel
 from tests.agent.openai_support import KEY, run
 from tests.chatserver import MODEL, ChatServer, Reply
+
+
+def openai_model(config: Config, **kw: object) -> OpenAIModel:
+    model = build_model(config, **kw)  # type: ignore[arg-type]
+    assert isinstance(model, OpenAIModel)
+    return model
 
 
 def test_models_sharing_a_client_share_its_connections(chat_server: ChatServer) -> None:
     config = Config(model=MODEL, base_url=chat_server.base_url, api_key=KEY)
     chat_server.push(*[Reply(content="Hello")] * 3)
     with shared_http(config) as http:
-        first, second = build_model(config, http=http), build_model(config, http=http)
+        first, second = openai_model(config, http=http), openai_model(config, http=http)
         assert isinstance(run(first)[-1], ModelReply)
         first.close()  # its own end: the shared client serves the others on
         assert isinstance(run(second)[-1], ModelReply)
-        third = build_model(config, http=http)
+        third = openai_model(config, http=http)
         assert isinstance(run(third)[-1], ModelReply)
     assert chat_server.connections == 1
 

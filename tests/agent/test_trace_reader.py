@@ -254,7 +254,7 @@ def well_typed(value: Any, hint: Any) -> bool:
         return isinstance(value, dict)
     if is_dataclass(hint):
         hints = typing.get_type_hints(hint)
-        return isinstance(value, hint) and all(
+        return isinstance(value, hint) and all(  # type: ignore[arg-type]
             well_typed(getattr(value, f.name), hints[f.name]) for f in fields(hint)
         )
     raise AssertionError(f"no check for {hint}")

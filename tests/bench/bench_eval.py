@@ -88,9 +88,9 @@ def baseline(questions: list[Question], docs: Path) -> tuple[Summary, float, int
     return summarise(results), built, readable
 
 
-COUNTS = ("hits", "first_hits", "with_evidence", "groups_agreeing", "groups")
+COUNTS: tuple[str, ...] = ("hits", "first_hits", "with_evidence", "groups_agreeing", "groups")
 COUNTS += ("declined", "unanswerable")
-PAIRS = (("hits", "with_evidence"), ("first_hits", "with_evidence"))
+PAIRS: tuple[tuple[str, str], ...] = (("hits", "with_evidence"), ("first_hits", "with_evidence"))
 PAIRS += (("groups_agreeing", "groups"), ("declined", "unanswerable"))
 """The table's columns on each side: hits (in the first three citations), first-citation
 hits (BM25's top section), wordings agreeing, unanswerables declined."""

@@ -102,14 +102,14 @@ def run_bare_loop(server: ChatServer, tmp_path: Path, names: list[str]) -> None:
         {"role": "user", "content": QUESTION},
     ]
     for _ in STEPS:
-        stream = client.chat.completions.create(
+        stream = client.chat.completions.create(  # type: ignore[call-overload]
             model="test-model",
             messages=messages,  # type: ignore[arg-type]
             tools=[bare_schema(name) for name in names],  # type: ignore[misc]
             stream=True,
             stream_options={"include_usage": True},
         )
-        text, calls = "", {}
+        text, calls = "", {}  # type: ignore[var-annotated]
         for chunk in stream:
             for choice in chunk.choices:
                 text += choice.delta.content or ""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 
 from agent.config import Config, build_agent
@@ -27,7 +29,6 @@ from agent.messages import Message, assistant, system, tool_result, user
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.trace import Trace
-from tui.app import DocsAgentApp
 from tui.screens.chat import ChatScreen
 
 TIMEOUTS = "\n".join(
@@ -125,7 +126,7 @@ def big_trace(steps: int) -> Trace:
     )
 
 
-async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 10.0) -> None:
+async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 60.0) -> None:
     """Let the app handle messages until `check()` holds (the limit only guards a hang)."""
     deadline = time.monotonic() + limit_s
     while not check():
@@ -133,7 +134,7 @@ async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float 
         await pilot.pause()
 
 
-def chat(app: DocsAgentApp) -> ChatScreen:
+def chat(app: App[Any]) -> ChatScreen:
     screen = app.screen
     assert isinstance(screen, ChatScreen)
     return screen

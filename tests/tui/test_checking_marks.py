@@ -18,8 +18,7 @@ from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.tools.docs import docs_registry
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, until
-from tests.tui.test_live_app import chat, settle
+from tests.tui.conftest import SessionFactory, chat, settle, until
 from tests.tui.test_live_replay import assert_replay_matches
 from tui.app import DocsAgentApp, chat_app, replay_app
 from tui.screens.base import TraceScreen

@@ -10,9 +10,9 @@ from agent.config import Config, build_agent
 from agent.events import RunFinished, TextDelta
 from agent.session import Session
 from agent.trace import read_trace
-from tests.chatserver import Call, ChatServer, Hang, Reply, Status, chunk
-from tests.tui.conftest import until
-from tests.tui.test_live_app import chat, settle, texts
+from tests.chatserver import HOLD_LIMIT_S, Call, ChatServer, Hang, Reply, Status, chunk
+from tests.tui.conftest import chat, settle, until
+from tests.tui.test_live_app import texts
 from tui.app import chat_app
 from tui.render import status_text
 from tui.state import reduce_all
@@ -131,8 +131,9 @@ async def test_the_offline_notice_stays_under_the_header_not_in_a_toast(config: 
 async def test_quitting_after_escape_with_a_hung_server_is_prompt(
     chat_server: ChatServer, config: Config, stream: bool
 ) -> None:
-    chat_server.push(Hang([chunk({"role": "assistant", "content": "Thinking"})], seconds=10))
-    cfg = endpoint_config(config, chat_server, timeout=30.0, stream=stream)
+    thinking = chunk({"role": "assistant", "content": "Thinking"})
+    chat_server.push(Hang([thinking], seconds=HOLD_LIMIT_S))
+    cfg = endpoint_config(config, chat_server, timeout=HOLD_LIMIT_S, stream=stream)
     session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
     app = chat_app(session, cfg)
 
@@ -143,7 +144,8 @@ async def test_quitting_after_escape_with_a_hung_server_is_prompt(
             await until(pilot, lambda: bool(chat_server.requests))
             await pilot.press("escape", "ctrl+q")
 
-    await asyncio.wait_for(ask_escape_quit(), timeout=5)  # the server would hang for 10 s
+    # well before the server lets go: a loaded machine takes seconds just to start the app
+    await asyncio.wait_for(ask_escape_quit(), timeout=HOLD_LIMIT_S / 4)
     assert session.last_trace is not None
     last = read_trace(session.last_trace).events[-1]
     assert isinstance(last, RunFinished) and last.stop_reason == "cancelled"

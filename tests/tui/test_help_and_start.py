@@ -14,8 +14,7 @@ from agent.config import Config, build_agent, open_docs
 from agent.messages import Message
 from agent.session import Session
 from agent.testing import ScriptedModel, reply
-from tests.tui.conftest import until
-from tests.tui.test_live_app import chat, settle
+from tests.tui.conftest import chat, settle, until
 from tui.app import DocsAgentApp, chat_app
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen

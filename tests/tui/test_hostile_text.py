@@ -16,8 +16,7 @@ from agent.config import Config
 from agent.errors import ModelError, TraceError
 from agent.testing import call, reply
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, until
-from tests.tui.test_live_app import chat, settle
+from tests.tui.conftest import SessionFactory, chat, settle, until
 from tui.app import DocsAgentApp, chat_app, replay_app
 from tui.render import card_text, entry_text, header_text, status_text
 from tui.screens.replay import ReplayScreen

@@ -159,7 +159,7 @@ async def test_a_model_error_shows_one_line_and_a_standing_notice_until_the_next
         await pilot.press(*"again", "enter")  # the app is still usable
         await settle(pilot, runs=2)
         assert chat(app).state.answer == "Five."
-        assert bar.notices == () and not bar.display
+        assert not bar.notices and not bar.display
 
 
 async def test_the_command_palette_lists_the_actions(
@@ -276,7 +276,7 @@ async def test_a_new_chat_during_a_run_says_it_cancelled_it(
         gate.set()
         await pilot.press(*"again", "enter")
         await settle(pilot)
-        assert bar.notices == () and not bar.display
+        assert not bar.notices and not bar.display
 
 
 async def test_ctrl_y_after_a_cancelled_follow_up_copies_the_answer_shown(

@@ -10,15 +10,15 @@ import pytest
 from textual.message import Message as UIMessage
 
 from agent.config import Config, build_agent
-from agent.errors import AuthenticationError
+from agent.errors import AuthenticationError, ModelError
 from agent.events import RunFinished
 from agent.messages import Message
 from agent.models.base import Chunk, ToolSchema
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, timeout_script, until
-from tests.tui.test_live_app import chat, settle, texts
+from tests.tui.conftest import SessionFactory, chat, settle, timeout_script, until
+from tests.tui.test_live_app import texts
 from tui.app import DocsAgentApp, chat_app
 from tui.messages import ConversationReset
 from tui.state import TurnEntry, ViewState, reduce_all
@@ -41,7 +41,7 @@ def assert_replay_matches(app: DocsAgentApp, session: Session) -> ViewState:
     return live
 
 
-def grep_forever() -> list[Message | Exception]:
+def grep_forever() -> list[Message | ModelError]:
     """A script that never answers: the same tool call every step."""
     return [reply(None, call("grep_docs", {"keyword": "timeout"})) for _ in range(9)]
 

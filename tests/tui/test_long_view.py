@@ -7,8 +7,10 @@ renders them: widgets are still being mounted or removed when the next update co
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
 
@@ -17,9 +19,8 @@ from agent.errors import ModelError
 from agent.messages import Message
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
-from tests.tui.conftest import until
+from tests.tui.conftest import chat, until
 from tui.app import DocsAgentApp, chat_app
-from tui.screens.chat import ChatScreen
 from tui.state import Entry, NoticeEntry
 from tui.widgets.entry_line import EntryLine
 from tui.widgets.message_list import MessageList
@@ -27,12 +28,6 @@ from tui.widgets.tool_card import ToolCard
 from tui.widgets.turn_view import TurnView
 
 pytestmark = pytest.mark.asyncio
-
-
-def chat(app: DocsAgentApp) -> ChatScreen:
-    screen = app.screen
-    assert isinstance(screen, ChatScreen)
-    return screen
 
 
 def session_of(
@@ -43,7 +38,7 @@ def session_of(
     return Session(agent, trace_dir=config.trace_dir)
 
 
-def shows_answer(app: DocsAgentApp, answer: str) -> bool:
+def shows_answer(app: App[Any], answer: str) -> bool:
     """Whether the run is over and its answer is on screen, rendered from Markdown."""
     screen = chat(app)
     if screen.state.busy:

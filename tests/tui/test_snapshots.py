@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 from _pytest.monkeypatch import MonkeyPatch
+from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from agent.trace import read_trace
 from tests.tui.test_help_and_start import examples_shown, guide_app
@@ -21,9 +23,15 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SnapCompare = Callable[..., bool]
 
 
-def fixture_app(name: str, **options: bool) -> DocsAgentApp:
+def steady_cursor(app: App[int]) -> None:
+    """The question box's cursor shown without blinking: else a snapshot catches it on or off."""
+    for field in app.screen.query(Input):
+        field.cursor_blink = False
+
+
+def fixture_app(name: str, *, instant: bool) -> DocsAgentApp:
     trace = read_trace(FIXTURES / f"{name}.jsonl")
-    return replay_app(trace, path=Path(f"tests/fixtures/{name}.jsonl"), **options)
+    return replay_app(trace, path=Path(f"tests/fixtures/{name}.jsonl"), instant=instant)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -61,6 +69,7 @@ def test_start_screen_with_the_notice_line(
 
     async def examples(pilot: Pilot[int]) -> None:
         await examples_shown(pilot, pilot.app)  # type: ignore[arg-type]
+        steady_cursor(pilot.app)
         await pilot.pause()
 
     app = guide_app(tmp_path, notice=NO_KEY, relative=True)
@@ -72,6 +81,7 @@ def test_help_screen(snap_compare: SnapCompare, tmp_path: Path, monkeypatch: Mon
 
     async def open_help(pilot: Pilot[int]) -> None:
         await examples_shown(pilot, pilot.app)  # type: ignore[arg-type]
+        steady_cursor(pilot.app)
         await pilot.press("f1")
         await pilot.pause()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tracemalloc
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from agent.events import (
     ToolCallStarted,
     Usage,
 )
-from agent.messages import assistant, system, user
+from agent.messages import Message, assistant, system, user
 from agent.testing import call, reply
 from tests.tui.conftest import SessionFactory, big_trace, timeout_script
 from tui.persistent import TextParts
@@ -37,8 +38,8 @@ from tui.state import (
 
 
 def run(
-    make_session: SessionFactory, turns: list, question: str = "timeout?", **kw: object
-) -> list[Event]:  # type: ignore[type-arg]
+    make_session: SessionFactory, turns: list[Any], question: str = "timeout?", **kw: object
+) -> list[Event]:
     session, _ = make_session(turns, **kw)
     return list(session.ask(question))
 
@@ -69,7 +70,7 @@ def test_a_run_becomes_entries_cards_and_counters(make_session: SessionFactory) 
 
 def test_the_run_state_follows_the_events(make_session: SessionFactory) -> None:
     events = run(make_session, timeout_script())
-    seen = []
+    seen: list[str] = []
     state = ViewState()
     for event in events:
         state = reduce(state, event)
@@ -131,7 +132,11 @@ def test_a_follow_up_keeps_the_earlier_entries(make_session: SessionFactory) -> 
 
 
 def test_a_replayed_follow_up_says_it_continues() -> None:
-    history = (system("prompt"), user("one"), assistant(None, (call("list_docs"),)))
+    history: tuple[Message, ...] = (
+        system("prompt"),
+        user("one"),
+        assistant(None, (call("list_docs"),)),
+    )
     history += (assistant("first answer"),)
     state = reduce(ViewState(), RunStarted(question="two", model="m", max_steps=8, history=history))
     assert state.entries == (
@@ -236,7 +241,9 @@ def test_a_run_that_ends_during_a_tool_call_closes_its_card() -> None:
     ended = reduce(started, RunFinished(stop_reason="cancelled", answer=None, stats=RunStats()))
     note = "(no result: the run ended before this call finished)"
     assert ended.entries == (
-        TurnEntry(1, "Let me look", (Card("c1", "read_doc", "{}", note, error=True),), False),
+        TurnEntry(
+            1, TextParts("Let me look"), (Card("c1", "read_doc", "{}", note, error=True),), False
+        ),
         NoticeEntry("cancelled", "warning"),
     )
 
