@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.search import DocsIndex, Hit, query_terms
 from agent.search.query import ALIASES, STOPWORDS, acronyms, term_weights
@@ -53,13 +53,20 @@ request took", "downtime" in "reload config without downtime"). On nine question
 the answerable questions it declined had a best section holding 0.47 to 0.56; the
 unanswerable ones 0.21 to 0.43, and one 0.52 ("http api server mode")."""
 
+PASSING_SAMPLE = 5
+"""Sections, those that use a word most (the search's best for it alone), looked at to tell
+an everyday word from a distinctive one (`everyday`)."""
+
 MIN_COVERAGE = 0.25
 """Decline when the best section holds less than this share of the question's weight:
 it shares only a common word or two with the question, which is no real match."""
 
-NAME_WEIGHT = 2.0
-"""How many times the rarest word's weight an absent word gets when the question writes
-it as a name (a capital inside a sentence, all capitals): names are what is asked about."""
+ABSENT_WEIGHT = 2.0
+"""How many times the rarest word's weight a word of the question the docs never use
+gets: a word found nowhere says more about what the docs lack than one found in a few
+sections, so it weighs toward declining (`MAX_ABSENT_SHARE`); "generate man page" on docs
+that never write "man" is declined, "reject uploads above a certain size" on docs that
+never write "reject" is not. A name found nowhere ("QUIC") is declined outright."""
 
 SEARCH_LIMIT = 5
 """Sections the visible `search_docs` call lists (its default), and the most judged."""
@@ -99,7 +106,8 @@ class Term:
     """A search term of the question: how many sections hold it, and its weight.
 
     `asked`: the word is in the question itself, not only in the context around it;
-    `name`: the question writes it as a name.
+    `name`: the question writes it as a name; `everyday`: the docs use it only in passing
+    (`everyday`), as plain English rather than a term of their subject.
     """
 
     text: str
@@ -107,6 +115,10 @@ class Term:
     weight: float
     asked: bool = True
     name: bool = False
+    everyday: bool = False
+    focus: float = 1.0
+    """How much its place counts: 1, or `1 / ASKED_WEIGHT` for a word only of the context
+    (all 1 when the question's own sentence holds only everyday words)."""
 
     @property
     def absent(self) -> bool:
@@ -142,19 +154,45 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
     present = [idf(total, counts[t]) for t in texts if counts[t]]
     rarest = max(present, default=idf(total, 0))
     names = _names(question)
+    passing = everyday([t for t in texts if counts[t] and t not in names], index)
     counted = term_weights(question)
+    top = max(counted.values())
+    alike = all(t in passing for t in texts if counted[t] == top)  # "What am I missing?"
     terms = []
     for t in texts:
-        focus = counted[t] / max(counted.values())  # a word only of the context counts less
-        asked = focus == 1
+        asked = counted[t] == top
+        focus = 1 if alike else counted[t] / top  # a word only of the context counts less
         if counts[t]:
             base = idf(total, counts[t])
         elif asked and t not in ALIASES.values():
-            base = rarest * (NAME_WEIGHT if t in names else 1)
+            base = rarest * ABSENT_WEIGHT
         else:
             base = 0.0  # only of the situation, or our alias ("cxx" for C++): not asked
-        terms.append(Term(t, counts[t], focus * base, asked=asked, name=t in names))
+        term = Term(t, counts[t], focus * base, asked=asked, name=t in names, focus=focus)
+        terms.append(replace(term, everyday=t in passing))
     return terms
+
+
+def everyday(texts: Sequence[str], index: DocsIndex) -> set[str]:
+    """The words of `texts` that the docs use only in passing: none of the sections that
+    use one most (`PASSING_SAMPLE`, the search's best for it) holds it in a heading or in
+    more than one paragraph. A term of the docs' subject is what some section is about, so
+    it comes back there ("blame" all over git-blame's page, "timeout" in a heading); a
+    plain English word ("stop", "happen", "real") is a word of one sentence, wherever it is.
+    Measured on the docs themselves, whatever their language and subject."""
+    found = set()
+    for text in texts:
+        hits = index.search([text], limit=PASSING_SAMPLE)
+        if not hits:
+            continue
+        headings = terms_held([" ".join(h.headings) for h in hits], [text])
+        if any(headings):
+            continue
+        bodies = index.bodies(hits)
+        paragraphs = [["\n".join(lines[a : b + 1]) for a, b in _blocks(lines)] for lines in bodies]
+        if all(sum(1 for held in terms_held(p, [text]) if held) <= 1 for p in paragraphs):
+            found.add(text)
+    return found
 
 
 def _names(text: str) -> set[str]:
@@ -288,7 +326,7 @@ def _holding(hits: Sequence[Hit], words: Sequence[str]) -> bool:
 
 def _rarest(terms: Sequence[Term]) -> list[str]:
     """The question's rarest word (or words, tied), if only a few sections hold it."""
-    asked = [t for t in terms if t.asked and not t.absent]
+    asked = [t for t in terms if t.asked and not t.absent and not t.everyday]
     top = max((t.weight for t in asked), default=0.0)
     return [t.text for t in asked if t.weight >= top and t.sections <= RARE_SECTIONS]
 
@@ -318,8 +356,26 @@ def quote_range(lines: Sequence[str], start: int, terms: Sequence[Term]) -> tupl
         last += 1  # what follows the best block first: a list or an example goes on
     while first > 0 and blocks[last][1] - blocks[first - 1][0] < QUOTE_LINES:
         first -= 1
+    while last + 1 < len(blocks) and lines[blocks[last][1]].rstrip().endswith(":"):
+        if blocks[last + 1][1] - blocks[first][0] < QUOTE_LINES:
+            last += 1  # "…as follows:" goes on with what follows
+        elif first < best:
+            first += 1  # room for it, from the blocks before the best
+        else:
+            break  # it does not fit: the answer ends the quote with "…" (`cut_short`)
     end = min(blocks[last][1], blocks[first][0] + QUOTE_LINES - 1)
     return start + blocks[first][0], start + end
+
+
+def cut_short(lines: Sequence[str], last: int) -> bool:
+    """Whether a quote that ends at index `last` of a section's `lines` stops before its
+    text does: inside a paragraph or code block, or on a line that announces more ("as
+    follows:"). Such a quote ends with "…"."""
+    rest = [line for line in lines[last + 1 :] if line.strip()]
+    if not rest:
+        return False
+    ending = lines[last].rstrip()
+    return ending.endswith(":") or bool(last + 1 < len(lines) and lines[last + 1].strip())
 
 
 def _blocks(lines: Sequence[str]) -> list[tuple[int, int]]:

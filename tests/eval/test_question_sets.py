@@ -61,7 +61,7 @@ def test_debian_doc_sets_match_when_installed(name: str) -> None:
     docs = locate((name,), install=False).get(name)
     if docs is None:
         pytest.skip(f"the {name} docs are not installed (tests/eval/fetch_docs.sh {name})")
-    if docs != WRITTEN_FOR[name]:
+    if not str(docs).endswith(str(WRITTEN_FOR[name])):  # or unpacked in a cache (node)
         pytest.skip(f"the {name} set counts lines of {WRITTEN_FOR[name]}, not {docs}")
     assert drift(load_questions(question_file(name)), docs) == []
 
