@@ -90,8 +90,8 @@ def test_a_word_found_nowhere_weighs_toward_declining(tmp_path: Path) -> None:
 def test_a_generic_closing_question_is_searched_by_what_the_situation_says(
     tmp_path: Path,
 ) -> None:
-    """The question "What am I missing?" holds only a word the docs use in passing: the question's words
-    weigh by rarity over all its sentences, so the upload page answers, not the CI page."""
+    """The question "What am I missing?" holds only a word the docs use in passing: the
+    words weigh by rarity over all its sentences, so the upload page answers, not CI's."""
     docs = write(
         tmp_path / "docs",
         {
