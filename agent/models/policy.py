@@ -2,19 +2,22 @@
 
 1. weigh: each search term of the question weighs by how rare it is in the docs (BM25's
    IDF over sections, from `DocsIndex.term_counts`), never by where it stands in the
-   question. A word the docs never use weighs like the rarest word they do use (it may
-   be filler, "sorts"), or twice that when the question writes it as a name ("QUIC").
-   A word only of the context around the question ("My scraper hangs. What ...?")
-   weighs an `ASKED_WEIGHT`th, as the search counts it, and nothing when the docs never
-   use it: the situation says why a question is asked, not what the docs must cover.
+   question. A word the docs never use weighs twice the rarest word they do use
+   (`ABSENT_WEIGHT`), but for an everyday word of `SYNONYMS` ("kinds"). A word only of
+   the context around the question ("My scraper hangs. What ...?") weighs an
+   `ASKED_WEIGHT`th, as the search counts it, and nothing when the docs never use it:
+   the situation says why a question is asked, not what the docs must cover. But when
+   the question's own sentence holds only everyday words (`everyday`: "What am I
+   missing?"), all its sentences weigh alike, by rarity alone.
 2. judge: decline when words the docs never use carry half the question's weight or
    more, when the question names something the docs never mention, when none of the
    sections it would cite holds the question's rarest word (one only a few sections
-   use), or when the best section holds too little of it; otherwise read the best
-   sections.
+   use, and not an everyday word), or when the best section holds too little of it;
+   otherwise read the best sections.
 3. quote: the run of whole paragraphs (lists and code blocks kept whole) of the best
    section that holds the most of the question's weight, its words matched as the
-   index matches them (`agent.search.stemming`), up to `QUOTE_LINES` lines.
+   index matches them (`agent.search.stemming`), up to `QUOTE_LINES` lines; a quote
+   that ends on a colon goes on with the block that follows, or ends with "…".
 
 Every tuning constant is here, with why it has its value.
 """
@@ -27,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from agent.search import DocsIndex, Hit, query_terms
-from agent.search.query import ALIASES, STOPWORDS, acronyms, term_weights
+from agent.search.query import ALIASES, STOPWORDS, acronyms, alternatives, term_weights
 from agent.search.sections import Section
 from agent.search.stemming import terms_held
 
@@ -66,7 +69,9 @@ ABSENT_WEIGHT = 2.0
 gets: a word found nowhere says more about what the docs lack than one found in a few
 sections, so it weighs toward declining (`MAX_ABSENT_SHARE`); "generate man page" on docs
 that never write "man" is declined, "reject uploads above a certain size" on docs that
-never write "reject" is not. A name found nowhere ("QUIC") is declined outright."""
+never write "reject" is not. A name found nowhere ("QUIC") is declined outright. A word
+that has everyday synonyms (`SYNONYMS`: "kinds", which docs write "types") weighs only as
+much as the rarest: it is how a question is put, not what it asks about."""
 
 SEARCH_LIMIT = 5
 """Sections the visible `search_docs` call lists (its default), and the most judged."""
@@ -165,7 +170,7 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
         if counts[t]:
             base = idf(total, counts[t])
         elif asked and t not in ALIASES.values():
-            base = rarest * ABSENT_WEIGHT
+            base = rarest * (1 if alternatives(t) else ABSENT_WEIGHT)
         else:
             base = 0.0  # only of the situation, or our alias ("cxx" for C++): not asked
         term = Term(t, counts[t], focus * base, asked=asked, name=t in names, focus=focus)
