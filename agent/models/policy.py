@@ -159,9 +159,17 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
     present = [idf(total, counts[t]) for t in texts if counts[t]]
     rarest = max(present, default=idf(total, 0))
     names = _names(question)
-    passing = everyday([t for t in texts if counts[t] and t not in names], index)
     counted = term_weights(question)
     top = max(counted.values())
+    context = len(set(counted.values())) > 1
+    judged = [  # the words whose everyday use matters: rare ones, and the question's own
+        t
+        for t in texts
+        if counts[t]
+        and t not in names
+        and (counts[t] <= RARE_SECTIONS or (context and counted[t] == top))
+    ]
+    passing = everyday(judged, index)
     alike = all(t in passing for t in texts if counted[t] == top)  # "What am I missing?"
     terms = []
     for t in texts:
