@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.models.policy import Term, cut_short, judge, quote_range, weigh
-from agent.search import DocsIndex
+from agent.search import DocsIndex, Hit
 from agent.tools.corpus import Corpus
 from tests.agent.test_offline import converse
 
@@ -39,38 +39,41 @@ Replace a worn chain before it damages the sprocket teeth.
 
 
 def test_an_everyday_word_the_best_section_lacks_does_not_decline(tmp_path: Path) -> None:
-    """The word "stop" is in two sections, each using it once in passing: plain English, not what
-    the question is about, so the section about the rest of the question answers."""
+    """The word "stop" is in four sections, each using it once in passing: plain English,
+    not what the question is about, so the section about the rest of the question answers."""
     docs = write(
         tmp_path / "docs",
         {
             "gears.md": GEARS,
             "intro.md": "# Intro\n\nRead the parts in order and stop at the end.\n",
             "safety.md": "# Safety\n\nAlways stop the motor first.\n\nWear gloves.\n",
+            "tools.md": "# Tools\n\nA wrench will do. Stop when the bolt is snug.\n",
+            "care.md": "# Care\n\nOil the parts; stop before they drip.\n\nWipe them.\n",
         },
     )
     index = DocsIndex(Corpus.open(docs))
     terms = {t.text: t for t in weigh("How do I stop a sprocket rattling?", index)}
-    assert terms["stop"].sections == 2 and terms["stop"].everyday
+    assert terms["stop"].sections == 4 and terms["stop"].everyday
     assert not terms["sprocket"].everyday  # in a heading, and said again and again
     answer, _ = converse(docs, "How do I stop a sprocket rattling?")
     assert answer.startswith("According to `gears.md` (Gears > Sprocket noise):")
 
 
-def test_a_rare_word_of_the_docs_subject_the_matches_lack_still_declines(tmp_path: Path) -> None:
+def test_a_word_used_in_one_section_is_no_everyday_word_and_still_declines(
+    tmp_path: Path,
+) -> None:
+    """One mention in passing says too little of how the docs use a word (`PASSING_MIN`):
+    a question about it, answered only by sections about its other words, is declined."""
     docs = write(
         tmp_path / "docs",
-        {
-            "gears.md": GEARS,
-            "derailleur.md": "# Derailleur\n\nThe derailleur moves the chain.\n\n"
-            "Adjust the derailleur with its two screws.\n",
-        },
+        {"gears.md": GEARS, "shop.md": "# Shop\n\nWe also sell a derailleur.\n"},
     )
     index = DocsIndex(Corpus.open(docs))
-    terms = weigh("derailleur for a sprocket and chain", index)
-    assert not {t.text: t for t in terms}["derailleur"].everyday
-    answer, _ = converse(docs, "Can the widget flange a derailleur?")
-    assert "derailleur" in answer.split("\n\n")[0]
+    terms = {t.text: t for t in weigh("fit a derailleur on the sprocket chain", index)}
+    assert terms["derailleur"].sections == 1 and not terms["derailleur"].everyday
+    gears = Hit("gears.md", 3, 6, ("Gears",), 9.0, "", ("sprocket", "chain"))
+    verdict = judge(list(terms.values()), [gears])
+    assert verdict.reason == 'no section that matches the question holds "derailleur"'
 
 
 def test_a_word_found_nowhere_weighs_toward_declining(tmp_path: Path) -> None:
@@ -98,6 +101,9 @@ def test_a_generic_closing_question_is_searched_by_what_the_situation_says(
             "uploads.md": "# Uploads\n\n## Upload size\n\nLarge uploads are refused unless "
             "you raise the upload limit with `max_upload_size`.\n",
             "ci.md": "# Continuous integration\n\nThe build fails when a step is missing.\n",
+            **{
+                f"note{n}.md": f"# Note {n}\n\nNothing is missing from kit {n}.\n" for n in range(3)
+            },
         },
     )
     question = "My app blows up when I upload a big file. What am I missing?"
