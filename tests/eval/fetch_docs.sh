@@ -16,6 +16,7 @@
 # The held-out set click was written against python-click-doc 8.1.3-2.
 # The held-out set zsh was written against zsh-doc 5.9-4 (its HTML is in zsh-common/html).
 # The held-out set node was written against nodejs-doc 18.20.4+dfsg-1~deb12u3.
+# The held-out set jinja was written against python-jinja2-doc 3.1.2-1+deb12u3.
 # nodejs-doc cannot be installed beside NodeSource's nodejs (it would remove it): then its
 # package is downloaded and unpacked into $DOCSAGENT_EVAL_CACHE (default
 # ~/.cache/docsagent-eval/nodejs-doc), and the set reads the docs there. No package is
@@ -49,6 +50,7 @@ package_of() {
         click) echo python-click-doc ;;
         zsh) echo zsh-doc ;;
         node) echo nodejs-doc ;;
+        jinja) echo python-jinja2-doc ;;
     esac
 }
 
@@ -84,6 +86,8 @@ folder_of() {
             echo /usr/share/doc/python-click-doc/html ;;
         zsh) [[ -f /usr/share/doc/zsh-common/html/index.html ]] &&
             echo /usr/share/doc/zsh-common/html ;;
+        jinja) [[ -f /usr/share/doc/python-jinja2-doc/html/index.html ]] &&
+            echo /usr/share/doc/python-jinja2-doc/html ;;
         # NodeSource's nodejs package ships other API docs in the same folder: only
         # Debian's nodejs-doc holds the pages the set counts lines of.
         node) if [[ -f /usr/share/doc/nodejs/api/index.html ]] &&
@@ -107,8 +111,8 @@ unpack() { # download a package and unpack it into the cache, installing nothing
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click | zsh | node) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click zsh node)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click | zsh | node | jinja) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click zsh node jinja)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"
