@@ -168,15 +168,15 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
     counted = term_weights(question)
     top = max(counted.values())
     context = len(set(counted.values())) > 1
-    judged = [  # the words whose everyday use matters: rare ones, and the question's own
-        t
-        for t in texts
-        if counts[t] >= PASSING_MIN
-        and t not in names
-        and (counts[t] <= RARE_SECTIONS or (context and counted[t] == top))
-    ]
-    passing = everyday(judged, index)
-    alike = all(t in passing for t in texts if counted[t] == top)  # "What am I missing?"
+
+    def judged(t: str) -> bool:  # whether a word is used often enough to tell
+        return counts[t] >= PASSING_MIN and t not in names
+
+    passing = everyday([t for t in texts if judged(t) and counts[t] <= RARE_SECTIONS], index)
+    own = [t for t in texts if counted[t] == top]
+    alike = context and all(  # "What am I missing?"; stops at the question's first term
+        t in passing or (judged(t) and bool(everyday([t], index))) for t in own
+    )
     terms = []
     for t in texts:
         asked = counted[t] == top
