@@ -27,13 +27,12 @@ from agent.models.policy import (
     Term,
     Verdict,
     by_paragraphs,
-    cut_short,
     intro_last,
     judge,
-    quote_range,
     weigh,
     with_opening,
 )
+from agent.models.quoting import cut_short, quote_range
 from agent.search import Hit
 from agent.search.query import acronyms
 from agent.tools.docs import DocsContext, Shown, read_range

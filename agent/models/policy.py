@@ -17,7 +17,8 @@
 3. quote: the run of whole paragraphs (lists and code blocks kept whole) of the best
    section that holds the most of the question's weight, its words matched as the
    index matches them (`agent.search.stemming`), up to `QUOTE_LINES` lines; a quote
-   that ends on a colon goes on with the block that follows, or ends with "…".
+   that ends on a colon goes on with the block that follows, or ends with "…"
+   (`agent.models.quoting`).
 
 Every tuning constant is here, with why it has its value.
 """
@@ -29,6 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from agent.models.quoting import blocks_of
 from agent.search import DocsIndex, Hit, query_terms
 from agent.search.query import ALIASES, STOPWORDS, acronyms, alternatives, term_weights
 from agent.search.sections import Section
@@ -107,12 +109,7 @@ over the section, it only mentions each. On nine question sets (the four tuned o
 and five written blind), first citations rose from 93 to 97 of 186, mostly on the blind
 sets; 0.3 and 0.7 did the same, 1.0 less."""
 
-QUOTE_LINES = 30
-"""Lines quoted from the best section at most: a whole list, table or example fits,
-and the answer stays short enough to read at a glance."""
-
 _WORD = re.compile(r"[^\W_]+")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @dataclass(frozen=True)
@@ -211,7 +208,9 @@ def everyday(texts: Sequence[str], index: DocsIndex) -> set[str]:
         if any(headings):
             continue
         bodies = index.bodies(hits)
-        paragraphs = [["\n".join(lines[a : b + 1]) for a, b in _blocks(lines)] for lines in bodies]
+        paragraphs = [
+            ["\n".join(lines[a : b + 1]) for a, b in blocks_of(lines)] for lines in bodies
+        ]
         if all(sum(1 for held in terms_held(p, [text]) if held) <= 1 for p in paragraphs):
             found.add(text)
     return found
@@ -270,7 +269,7 @@ def by_paragraphs(
 
     def grown(i: int) -> float:
         lines = texts[i]
-        paragraphs = ["\n".join(lines[a : b + 1]) for a, b in _blocks(lines)]
+        paragraphs = ["\n".join(lines[a : b + 1]) for a, b in blocks_of(lines)]
         held = terms_held(paragraphs, list(weights))
         share = max((sum(weights[t] for t in words) / total for words in held), default=0.0)
         return hits[i].score * (1 + PARAGRAPH_BONUS * share)
@@ -356,63 +355,3 @@ def _rarest(terms: Sequence[Term]) -> list[str]:
 def _either(terms: Sequence[str]) -> str:
     shown = [f'"{t}"' for t in terms]
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def quote_range(lines: Sequence[str], start: int, terms: Sequence[Term]) -> tuple[int, int]:
-    """The lines to quote, as (first, last) line numbers, of `lines` that begin at `start`.
-
-    All of them when they fit in `QUOTE_LINES`; else the run of whole blocks (paragraphs,
-    lists, code blocks) around the block that holds the most of the question's weight.
-    """
-    blocks = _blocks(lines)
-    if not blocks:
-        return start, start + len(lines) - 1
-    if blocks[-1][1] - blocks[0][0] < QUOTE_LINES:
-        return start + blocks[0][0], start + blocks[-1][1]
-    weights = {t.text: t.weight for t in terms}
-    texts = ["\n".join(lines[a : b + 1]) for a, b in blocks]
-    scores = [sum(weights[t] for t in held) for held in terms_held(texts, list(weights))]
-    best = max(range(len(blocks)), key=lambda i: (scores[i], -i))
-    first = last = best
-    while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] < QUOTE_LINES:
-        last += 1  # what follows the best block first: a list or an example goes on
-    while first > 0 and blocks[last][1] - blocks[first - 1][0] < QUOTE_LINES:
-        first -= 1
-    while last + 1 < len(blocks) and lines[blocks[last][1]].rstrip().endswith(":"):
-        if blocks[last + 1][1] - blocks[first][0] < QUOTE_LINES:
-            last += 1  # "…as follows:" goes on with what follows
-        elif first < best:
-            first += 1  # room for it, from the blocks before the best
-        else:
-            break  # it does not fit: the answer ends the quote with "…" (`cut_short`)
-    end = min(blocks[last][1], blocks[first][0] + QUOTE_LINES - 1)
-    return start + blocks[first][0], start + end
-
-
-def cut_short(lines: Sequence[str], last: int) -> bool:
-    """Whether a quote that ends at index `last` of a section's `lines` stops before its
-    text does: inside a paragraph or code block, or on a line that announces more ("as
-    follows:"). Such a quote ends with "…"."""
-    rest = [line for line in lines[last + 1 :] if line.strip()]
-    if not rest:
-        return False
-    ending = lines[last].rstrip()
-    return ending.endswith(":") or bool(last + 1 < len(lines) and lines[last + 1].strip())
-
-
-def _blocks(lines: Sequence[str]) -> list[tuple[int, int]]:
-    """Runs of non-blank lines as (first, last) indexes; a fenced code block is one run."""
-    found: list[tuple[int, int]] = []
-    begin: int | None = None
-    fenced = False
-    for i, line in enumerate(lines):
-        if _FENCE.match(line):
-            fenced = not fenced
-        if line.strip() or fenced:
-            begin = i if begin is None else begin
-        elif begin is not None:
-            found.append((begin, i - 1))
-            begin = None
-    if begin is not None:
-        found.append((begin, len(lines) - 1))
-    return found

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.models.policy import Term, cut_short, judge, quote_range, weigh
+from agent.models.policy import Term, judge, weigh
+from agent.models.quoting import cut_short, quote_range
 from agent.search import DocsIndex, Hit
 from agent.tools.corpus import Corpus
 from tests.agent.test_offline import converse

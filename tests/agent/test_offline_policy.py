@@ -8,16 +8,15 @@ import pytest
 
 from agent.models.policy import (
     MAX_CITED,
-    QUOTE_LINES,
     Term,
     by_paragraphs,
     idf,
     intro_last,
     judge,
-    quote_range,
     weigh,
     with_opening,
 )
+from agent.models.quoting import QUOTE_LINES, quote_range
 from agent.search import DocsIndex, Hit
 from agent.search.query import ASKED_WEIGHT
 from agent.search.sections import Section
