@@ -29,12 +29,12 @@ from agent.models.policy import (
     by_paragraphs,
     intro_last,
     judge,
-    quote_range,
     weigh,
     with_opening,
 )
+from agent.models.quoting import cut_short, quote_range
 from agent.search import Hit
-from agent.search.query import acronyms, term_weights
+from agent.search.query import acronyms
 from agent.tools.docs import DocsContext, Shown, read_range
 from agent.tools.registry import ToolError
 
@@ -103,7 +103,7 @@ class OfflineModel:
         capitals = acronyms(question)  # kept as written: the search matches them so
         texts = [t.text.upper() if t.text in capitals else t.text for t in terms]
         query = " ".join(f'"{text}"' if " " in text else text for text in texts)
-        if len(set(term_weights(question).values())) > 1:  # context around the question
+        if any(t.focus < 1 for t in terms):  # context around a question of its own
             query = " ".join(question.split())
         if not any(name == "search_docs" for name, _ in made):
             return [("search_docs", {"query": query})]
@@ -136,6 +136,8 @@ class OfflineModel:
         lines = [read.lines[n] for n in range(read.start, read.end + 1)]
         first, last = quote_range(lines, read.start, terms)
         quoted = _without_heading(lines[first - read.start : last - read.start + 1])
+        if cut_short(lines, last - read.start):
+            quoted = [*quoted, "…"]
         trail = " > ".join(best.headings)
         where = f"`{read.path}`" + (f" ({trail})" if trail else "")
         parts = [
@@ -149,8 +151,8 @@ class OfflineModel:
         ]
         if others:
             parts.append("See also: " + "; ".join(others) + ".")
-        absent = [t.text for t in terms if t.absent]
-        if absent:
+        absent = [t.text for t in terms if t.absent and t.weight and not t.text.isdigit()]
+        if absent:  # what the question asks that the docs lack, never its situation's words
             parts.append("The docs never mention " + ", ".join(absent) + ".")
         return "\n\n".join(parts)
 

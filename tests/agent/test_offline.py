@@ -170,7 +170,7 @@ def test_a_part_quoted_before_its_introduction_keeps_the_rare_word_cited(tmp_pat
     mounting = "# Mounting\n\nMount the flange on a server rack when requests peak and the "
     (tmp_path / "mounting.md").write_text(mounting + "load goes up.\n")
     for n in range(1, 5):  # "flange" is in five sections: the question's rarest word
-        text = f"# Part {n}\n\nThe flange part {n} fits the frame, with bolts and washers "
+        text = f"# Flange part {n}\n\nThe flange part {n} fits the frame, with bolts and washers "
         (tmp_path / f"part{n}.md").write_text(text + "and nuts and more words to pad it.\n")
     for n, extra in enumerate(["requests and ", "", ""], start=1):
         text = f"# Note {n}\n\nA proxy or a server may be involved in note {n}, with {extra}"
@@ -194,13 +194,13 @@ def test_declines_when_the_docs_never_mention_what_is_asked(gizmo: Path) -> None
     assert find_citations(answer, Corpus.open(gizmo)) == []
 
 
-def test_a_word_the_docs_never_use_weighs_more_when_written_as_a_name(gizmo: Path) -> None:
-    answer, _ = converse(gizmo, "How does gizmo set retries on Kubernetes?")
-    assert answer.startswith("The docs don't seem to cover this")
-    assert '(the docs never mention "kubernetes")' in answer
-    answer, _ = converse(gizmo, "How does gizmo set retries on kubernetes?")
-    assert "Source: guide/retries.md:5-11" in answer
-    assert answer.endswith("The docs never mention kubernetes.")
+def test_a_word_the_docs_never_use_weighs_toward_declining_name_or_not(gizmo: Path) -> None:
+    for question in ("How does gizmo set retries on Kubernetes?", "gizmo retries kubernetes"):
+        answer, _ = converse(gizmo, question)
+        assert answer.startswith("The docs don't seem to cover this")
+        assert '(the docs never mention "kubernetes")' in answer
+    answer, _ = converse(gizmo, "What kinds of retry strategies does gizmo have?")
+    assert answer.startswith("According to")  # "kinds" is how it is asked, not what
 
 
 def test_an_acronym_is_matched_as_written_not_as_the_stemmers_plural(tmp_path: Path) -> None:

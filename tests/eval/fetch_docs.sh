@@ -16,6 +16,11 @@
 # The held-out set click was written against python-click-doc 8.1.3-2.
 # The held-out set zsh was written against zsh-doc 5.9-4 (its HTML is in zsh-common/html).
 # The held-out set node was written against nodejs-doc 18.20.4+dfsg-1~deb12u3.
+# The held-out set jinja was written against python-jinja2-doc 3.1.2-1+deb12u3.
+# nodejs-doc cannot be installed beside NodeSource's nodejs (it would remove it): then its
+# package is downloaded and unpacked into $DOCSAGENT_EVAL_CACHE (default
+# ~/.cache/docsagent-eval/nodejs-doc), and the set reads the docs there. No package is
+# ever removed.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -26,6 +31,7 @@ if [[ "${1:-}" == "--no-install" ]]; then
     shift
 fi
 sets=("$@")
+unpacked="${DOCSAGENT_EVAL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/docsagent-eval}"
 [[ ${#sets[@]} -eq 0 ]] && sets=(manual httpx cmake vim postgres sphinx)
 
 package_of() {
@@ -44,6 +50,7 @@ package_of() {
         click) echo python-click-doc ;;
         zsh) echo zsh-doc ;;
         node) echo nodejs-doc ;;
+        jinja) echo python-jinja2-doc ;;
     esac
 }
 
@@ -79,18 +86,33 @@ folder_of() {
             echo /usr/share/doc/python-click-doc/html ;;
         zsh) [[ -f /usr/share/doc/zsh-common/html/index.html ]] &&
             echo /usr/share/doc/zsh-common/html ;;
+        jinja) [[ -f /usr/share/doc/python-jinja2-doc/html/index.html ]] &&
+            echo /usr/share/doc/python-jinja2-doc/html ;;
         # NodeSource's nodejs package ships other API docs in the same folder: only
         # Debian's nodejs-doc holds the pages the set counts lines of.
-        node) [[ -f /usr/share/doc/nodejs/api/index.html ]] &&
-            dpkg-query -W -f='${Status}' nodejs-doc 2>/dev/null | grep -q 'ok installed' &&
-            echo /usr/share/doc/nodejs/api ;;
+        node) if [[ -f /usr/share/doc/nodejs/api/index.html ]] &&
+            dpkg-query -W -f='${Status}' nodejs-doc 2>/dev/null | grep -q 'ok installed'; then
+            echo /usr/share/doc/nodejs/api
+        elif [[ -f "$unpacked/nodejs-doc/usr/share/doc/nodejs/api/index.html" ]]; then
+            echo "$unpacked/nodejs-doc/usr/share/doc/nodejs/api"
+        fi ;;
     esac
+}
+
+unpack() { # download a package and unpack it into the cache, installing nothing
+    local work
+    work="$(mktemp -d)" || return 1
+    (cd "$work" && apt-get download -qq "$1" >/dev/null 2>&1) &&
+        mkdir -p "$unpacked/$1" && dpkg-deb -x "$work"/"$1"_*.deb "$unpacked/$1"
+    local done=$?
+    rm -rf "$work"
+    return $done
 }
 
 for name in "${sets[@]}"; do
     case "$name" in
-        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click | zsh | node) ;;
-        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click zsh node)" >&2
+        manual | httpx | cmake | vim | postgres | sphinx | python | git | apache | sqlite | flask | django | pytest | click | zsh | node | jinja) ;;
+        *) echo "fetch_docs: unknown set '$name' (sets: manual httpx cmake vim postgres sphinx python git apache sqlite flask django pytest click zsh node jinja)" >&2
            continue ;;
     esac
     folder="$(folder_of "$name")"
@@ -106,6 +128,9 @@ for name in "${sets[@]}"; do
                 apt-get install -y -qq --no-install-recommends --no-remove "$package" >/dev/null 2>&1
         fi
         folder="$(folder_of "$name")"
+        if [[ -z "$folder" ]] && unpack "$package"; then
+            folder="$(folder_of "$name")"
+        fi
     fi
     if [[ -z "$folder" ]]; then
         echo "fetch_docs: no $name docs here${package:+ (Debian package $package)}" >&2
