@@ -18,7 +18,13 @@ from agent.config import (
     default_trace_dir,
     open_docs,
 )
-from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, OFFLINE
+from agent.defaults import (
+    DEFAULT_MAX_REPLY_TOKENS,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    OFFLINE,
+)
 from agent.errors import (
     AgentError,
     ConfigError,
@@ -29,6 +35,7 @@ from agent.events import (
     ContextCompacted,
     Event,
     MessageAppended,
+    ModelNotice,
     ModelReplied,
     ModelRequested,
     RetryScheduled,
@@ -124,6 +131,7 @@ __all__ = [
     "ConfigError",
     "ContextCompacted",
     "Corpus",
+    "DEFAULT_MAX_REPLY_TOKENS",
     "DEFAULT_MAX_STEPS",
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TIMEOUT",
@@ -140,6 +148,7 @@ __all__ = [
     "MessageAppended",
     "Model",
     "ModelError",
+    "ModelNotice",
     "ModelReplied",
     "ModelRequested",
     "OFFLINE",

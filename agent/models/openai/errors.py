@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import socket
 import ssl
 import time
@@ -23,6 +24,27 @@ MAX_RETRY_AFTER_S = 30.0
 """A server's Retry-After is honoured up to this many seconds."""
 
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+
+# What servers say when the request itself is wrong, whatever status they send it with
+# (llama-cpp-python answers pydantic validation errors with a 500): retrying cannot help.
+_INVALID = re.compile(
+    r"validation error|input should be|field required|extra inputs are not permitted"
+    r"|invalid_request_error|invalid request",
+    re.IGNORECASE,
+)
+# What servers say when the conversation does not fit their context.
+_OVERFLOW = re.compile(
+    r"context length|context window|context size|maximum context|exceeds? the context"
+    r"|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+
+
+def invalid_request(exc: Any) -> bool:
+    """Whether a failed request's body says the request was invalid (so: no retry)."""
+    body = getattr(exc, "body", None)
+    text = json.dumps(body) if isinstance(body, (dict, list)) else str(body or "")
+    return bool(_INVALID.search(text[:4000]) or _OVERFLOW.search(text[:4000]))
 
 
 def endpoint_of(base_url: str) -> str:
@@ -92,7 +114,7 @@ def retry_reason(exc: Any, received: bool) -> str | None:
         status = exc.status_code
         if status == 429:
             return "rate limited (429)"
-        if status >= 500:
+        if status >= 500 and not invalid_request(exc):
             return f"server error ({status})"
         return None
     if received or not isinstance(exc, openai.APIConnectionError):
@@ -147,7 +169,18 @@ def _translate(exc: Any, ctx: Context) -> errors.ModelError:
 
     host = endpoint_of(ctx.base_url)
     if isinstance(exc, openai.APIStatusError):
-        return _for_status(exc.status_code, server_message(exc, ctx.api_key), ctx)
+        message = server_message(exc, ctx.api_key)
+        if _OVERFLOW.search(message):
+            return errors.BadRequestError(
+                f"the conversation does not fit the context of {host} ({exc.status_code}): "
+                f"{message}",
+                fields=("context",),
+            )
+        if exc.status_code >= 500 and invalid_request(exc):
+            return errors.BadRequestError(
+                f"{host} rejected the request as invalid ({exc.status_code}): {message}"
+            )
+        return _for_status(exc.status_code, message, ctx)
     if isinstance(exc, openai.APITimeoutError):
         from agent.models.openai.transport import DeadlineExceeded
 
