@@ -40,6 +40,7 @@ from tests.chatreplies import (
     Ping,
     Reply,
     Response,
+    Slow,
     Status,
     chunk,
     completion_body,
@@ -58,6 +59,7 @@ __all__ = [
     "Ping",
     "Cut",
     "Drop",
+    "Slow",
     "Response",
     "chunk",
     "usage_chunk",
@@ -245,6 +247,10 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send(response, stream=bool(body.get("stream")))
 
         def _send(self, response: Response, *, stream: bool) -> None:
+            if isinstance(response, Slow):
+                if server.stopping.wait(min(response.seconds, 10.0)):
+                    return
+                response = response.reply
             if isinstance(response, Reply):
                 if stream:
                     self._sse(stream_events(response), done=True)
