@@ -22,7 +22,6 @@ from tests.chatserver import (
     Slow,
     Status,
     chunk,
-    usage_chunk,
 )
 from tests.chatserver import Reply as Scripted
 
