@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench docs install clean
+.PHONY: run test lint bench docs install clean realserver
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +39,13 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_streaming.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \
 	$(BIN)/python tests/bench/bench_compaction_eval.py || status=1; \
+	$(BIN)/python tests/realserver/check.py --if-built || status=1; \
 	exit $$status
+
+# docsagent against a real server (llama-cpp-python + SmolLM2-135M), built once into
+# ${XDG_CACHE_HOME:-~/.cache}/docsagent-realserver (about an hour); see tests/realserver/check.py.
+realserver: $(STAMP)
+	$(BIN)/python tests/realserver/check.py --build
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -79,6 +79,7 @@ class OpenAIModel:
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_reply_tokens: int | None = DEFAULT_MAX_REPLY_TOKENS,
         context: int | None = None,
+        tool_choice: str | dict[str, Any] = "auto",
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
@@ -93,6 +94,7 @@ class OpenAIModel:
         max_retries: retries after a 429, a 5xx or a dropped connection.
         max_reply_tokens: the reply's token limit, sent as `max_tokens` (None: the server's).
         context: the server's context window in tokens; None: asked of the server.
+        tool_choice: sent with the tools: "auto", or a named tool to force a call (checks).
         backoff: the first retry's delay in seconds; it doubles each retry.
         sleep: waits between retries; by default a wait that a cancel cuts short.
         """
@@ -104,6 +106,7 @@ class OpenAIModel:
         self.max_retries = max_retries
         self.max_reply_tokens = max_reply_tokens
         self.context_window = context
+        self.tool_choice = tool_choice
         self._probe = context is None  # ask the server for its context once, on first use
         self._streams = True  # set off for good when the server cannot stream a reply
         self.backoff = backoff
@@ -296,6 +299,7 @@ class OpenAIModel:
             stream=stream,
             stream_options=self._stream_options,
             max_tokens=reply_cap(self.max_reply_tokens, self.context_window),
+            tool_choice=self.tool_choice,
         )
         # A whole reply comes in one piece: it may take the request's time in all to come.
         timeout = self.timeout if stream else openai.Timeout(self.timeout, read=self._whole_timeout)

@@ -36,12 +36,13 @@ def request_body(
     stream: bool,
     stream_options: bool = True,
     max_tokens: int | None = None,
+    tool_choice: str | dict[str, Any] = "auto",
 ) -> dict[str, Any]:
     """The JSON body of one `/chat/completions` request."""
     body: dict[str, Any] = {"model": model, "messages": [m.to_wire() for m in messages]}
     if tools:
         body["tools"] = list(tools)
-        body["tool_choice"] = "auto"
+        body["tool_choice"] = tool_choice
     if max_tokens is not None:
         body["max_tokens"] = max_tokens
     if stream:
