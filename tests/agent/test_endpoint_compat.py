@@ -187,6 +187,15 @@ def test_the_context_size_comes_from_props_or_the_model_listing(
     assert chat_server.gets == ["/props", "/props", "/v1/models"]  # a given size is not asked
 
 
+def test_lm_studio_tells_the_loaded_context_in_its_own_listing() -> None:
+    from agent.models.openai.window import context_of_models
+
+    listing = {"data": [{"id": "qwen", "max_context_length": 32768, "loaded_context_length": 4096},
+                        {"id": "other", "max_context_length": 8192}]}  # fmt: skip
+    assert context_of_models(listing, "qwen") == 4096
+    assert context_of_models(listing, "missing") is None  # two models, none of them ours
+
+
 def test_what_is_sent_is_valid_json_a_strict_server_takes(
     chat_server: ChatServer, make: Factory
 ) -> None:

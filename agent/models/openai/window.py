@@ -3,8 +3,8 @@
 - llama.cpp's `llama-server`: `GET /props` → `default_generation_settings.n_ctx`
   (newer builds also put `n_ctx` at the top level);
 - vLLM: `GET /v1/models` → each model's `max_model_len`;
-- LM Studio, OpenRouter and others: `context_length`, `loaded_context_length` or
-  `max_context_length` on the model's entry.
+- LM Studio: `GET /api/v0/models` → `loaded_context_length` (else `max_context_length`);
+- OpenRouter and others: `context_length` on the model's entry in `/v1/models`.
 
 `llama-cpp-python`, Ollama and OpenAI do not say: the user sets it (`--context`). Every
 failure here (no such route, not JSON, a timeout) just means "unknown".
@@ -29,9 +29,10 @@ def probe_context(http: Any, base_url: str, model: str, *, headers: dict[str, st
     root = base_url.removesuffix("/v1")
     props = _get(http, f"{root}/props", headers)
     found = context_of_props(props) if isinstance(props, dict) else None
-    if found is None:
-        listing = _get(http, f"{base_url}/models", headers)
-        found = context_of_models(listing, model) if isinstance(listing, dict) else None
+    for url in (f"{base_url}/models", f"{root}/api/v0/models"):
+        if found is None:
+            listing = _get(http, url, headers)
+            found = context_of_models(listing, model) if isinstance(listing, dict) else None
     return found
 
 
