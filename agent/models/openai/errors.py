@@ -106,6 +106,12 @@ def scrub(text: str, api_key: str) -> str:
     return text
 
 
+def rejects_stream_options(exc: Any) -> bool:
+    """Whether an older server refused the request for its `stream_options`."""
+    status = getattr(exc, "status_code", None)
+    return status in (400, 422) and "stream_options" in str(getattr(exc, "body", ""))
+
+
 def retry_reason(exc: Any, received: bool) -> str | None:
     """Why `exc` is worth retrying (429, 5xx, a dropped connection), or None."""
     import openai

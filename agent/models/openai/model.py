@@ -40,6 +40,7 @@ from agent.models.openai.errors import (
     Context,
     endpoint_of,
     is_local,
+    rejects_stream_options,
     retry_delay,
     retry_reason,
     server_message,
@@ -139,9 +140,14 @@ class OpenAIModel:
         if cancel is not None and cancel.is_set():
             return
         client = self._connect()
-        if self._probe:
+        if self._probe:  # once: what the server says about its context (see window.py)
+            from agent.models.openai.window import probe_context
+
             self._probe = False
-            self.context_window = self._ask_context()
+            key = f"Bearer {self._api_key or LOCAL_DUMMY_KEY}"
+            self.context_window = probe_context(
+                self._http, self.base_url, self.name, headers={"Authorization": key}
+            )
         request = _Request()
         with self._lock:
             self._requests.add(request)
@@ -354,21 +360,10 @@ class OpenAIModel:
         finally:
             request.stream = None
             stream.close()
-        if assembler.finish_reason is None and assembler.empty:
-            return f"{self.endpoint} ended a streamed reply with nothing in it"
-        if (
-            assembler.finish_reason is None
-            and assembler.usage is None
-            and not assembler.tools.calls
-        ):
-            # Neither a finish nor the usage that closes a stream: it was cut off.
-            raise errors.ProtocolError(
-                f"{self.endpoint} ended the stream before the reply was finished (no "
-                "finish reason); a server that runs one request at a time ends a stream "
-                "when another request arrives"
-            )
-        yield assembler.reply(messages, tools, self._new_id)
-        return None
+        unfinished = assembler.unfinished(self.endpoint)
+        if unfinished is None:
+            yield assembler.reply(messages, tools, self._new_id)
+        return unfinished
 
     def _whole(
         self,
@@ -380,14 +375,6 @@ class OpenAIModel:
         completion = self._post(client, messages, tools, stream=False)
         if not stopped():
             yield reply_from_completion(completion, messages, tools, self._new_id)
-
-    def _ask_context(self) -> int | None:
-        """The context window the server reports, or None (see `window.py`)."""
-        from agent.models.openai.window import probe_context
-
-        key = self._api_key or LOCAL_DUMMY_KEY
-        headers = {"Authorization": f"Bearer {key}"}
-        return probe_context(self._http, self.base_url, self.name, headers=headers)
 
     def _new_id(self) -> str:
         return f"call_{next(self._ids)}"
@@ -402,10 +389,7 @@ class OpenAIModel:
 
     def _drop_stream_options(self, exc: Exception) -> bool:
         """Older servers reject `stream_options`; ask once more without it."""
-        status = getattr(exc, "status_code", None)
-        if not (self.stream and self._stream_options and status in (400, 422)):
-            return False
-        if "stream_options" not in str(getattr(exc, "body", "")):
+        if not (self.stream and self._stream_options and rejects_stream_options(exc)):
             return False
         self._stream_options = False
         return True

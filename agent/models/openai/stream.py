@@ -119,6 +119,25 @@ class StreamAssembler:
                 self.finish_reason = str(choice.finish_reason)
         return text
 
+    def unfinished(self, endpoint: str) -> str | None:
+        """Once the stream has ended: why to ask again without streaming, or None.
+
+        A stream with nothing in it and no finish is what servers that cannot stream this
+        reply send; one with text but neither a finish nor the usage that closes a stream
+        was cut off (ProtocolError).
+        """
+        if self.finish_reason is not None:
+            return None
+        if self.empty:
+            return f"{endpoint} ended a streamed reply with nothing in it"
+        if self.usage is None and not self.tools.calls:
+            raise ProtocolError(
+                f"{endpoint} ended the stream before the reply was finished (no finish "
+                "reason); a server that runs one request at a time ends a stream when "
+                "another request arrives"
+            )
+        return None
+
     def reply(
         self, messages: Sequence[Message], tools: Sequence[ToolSchema], new_id: Callable[[], str]
     ) -> Reply:
