@@ -121,3 +121,23 @@ def test_export_openai_is_what_was_sent_and_a_strict_server_takes_it(
     with urllib.request.urlopen(request) as response:  # a 400 would raise
         assert json.load(response)["choices"][0]["message"]["content"] == "accepted"
     assert read_trace(trace).complete
+
+
+def test_the_context_can_be_set_and_an_overflow_names_the_setting(
+    chat_server: ChatServer, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.chatserver import Status
+
+    overflow = "Requested tokens (6443) exceed context window of 2048"
+    chat_server.push(Reply(content=ANSWER), Status(400, overflow))
+    monkeypatch.setenv("DOCSAGENT_CONTEXT", "2048")
+    assert ask(chat_server, docs)[0] == 0
+    assert chat_server.requests[0]["max_tokens"] == 512  # a quarter of the context
+    assert chat_server.gets == []  # a given size is not asked
+    code, _, err = ask(chat_server, docs, "--context", "4096")
+    assert code == 1
+    assert err.splitlines()[-1] == (
+        f"docsagent: the conversation does not fit the context of "
+        f"http://127.0.0.1:{chat_server.port} (400): {overflow}; check --context "
+        "(DOCSAGENT_CONTEXT)"
+    )
