@@ -339,6 +339,7 @@ class OpenAIModel:
         # Set before checking `stopped`: a cancel either sees the stream or is seen here.
         request.stream = stream
         assembler = StreamAssembler()
+        why: str | None = None
         try:
             if stopped():
                 return None
@@ -351,19 +352,21 @@ class OpenAIModel:
                     yield Delta(text)
             if stopped():
                 return None  # the stream ended because it was shut down under us
+            why = assembler.unfinished(self.endpoint)
         except openai.APIError as exc:
             if type(exc) is not openai.APIError or not assembler.empty:
                 raise
             # An error event before any reply: the server could not stream this one.
             message = server_message(exc, self._api_key)
-            return f"{self.endpoint} could not stream this reply ({message})"
+            why = f"{self.endpoint} could not stream this reply ({message})"
         finally:
             request.stream = None
+            if why is not None:  # a server that failed a stream drops its connection: not reused
+                _shutdown(stream.response)
             stream.close()
-        unfinished = assembler.unfinished(self.endpoint)
-        if unfinished is None:
+        if why is None:
             yield assembler.reply(messages, tools, self._new_id)
-        return unfinished
+        return why
 
     def _whole(
         self,
