@@ -154,7 +154,11 @@ def _cut(original: Sequence[Message], shortened: Shortened, excess: int) -> Shor
         text = result[index].content or ""
         if text.startswith(head):
             text = text[len(head) :]
-        new = replace(result[index], content=head + text[: max(len(text) - excess * 4, 0)])
+        target, room = estimate(result[index]) - excess, len(text)
+        new = replace(result[index], content=head + text)
+        while room > 0 and estimate(new) > target:  # two rounds at most: the head adds a little
+            room = max(room - (estimate(new) - target) * 4 - 4, 0)
+            new = replace(result[index], content=head + text[:room])
         gained = estimate(result[index]) - estimate(new)
         if gained <= 0:
             continue

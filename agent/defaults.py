@@ -41,7 +41,7 @@ DEFAULT_MAX_REPLY_TOKENS = 2048
 """Tokens one reply may hold (sent as `max_tokens`): room for a long cited answer, while a
 model that rambles stops in minutes rather than at the request timeout."""
 
-DEFAULT_CONTEXT_SHARE = 0.6
+DEFAULT_CONTEXT_SHARE = 0.75
 """The share of a known context window (less the reply's room) that the conversation may fill
 before old results are shortened: the estimate counts about four characters a token, and
 small models' tokenizers cut finer."""

@@ -181,7 +181,7 @@ class Check:
 def check_ask(check: Check, *, stream: bool) -> None:
     name = f"ask {'streamed' if stream else 'not streamed'}"
     extra = [] if stream else ["--no-stream"]
-    done = check.docsagent("ask", QUESTION, "--json", "--max-steps", "4", *extra)
+    done = check.docsagent("ask", QUESTION, "--json", *extra)
     try:
         data = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -194,20 +194,34 @@ def check_ask(check: Check, *, stream: bool) -> None:
     ok = data["stop_reason"] != "error" and honest and "Traceback" not in done.stderr
     if not stream:  # a whole reply carries the server's usage
         ok = ok and stats.get("tokens_estimated") is False
+    largest = largest_prompt(Path(data["trace"])) if data.get("trace") else 0
+    ok = ok and largest < CONTEXT
     check.record(
         name,
         ok,
         f"exit {done.returncode}, {data['stop_reason']}, {stats.get('steps')} steps, "
         f"{stats.get('tool_calls')} tool calls, tokens "
         f"{'≈' if stats.get('tokens_estimated') else ''}{stats.get('prompt_tokens')}+"
-        f"{stats.get('completion_tokens')}; {data.get('error') or ''}".rstrip("; "),
+        f"{stats.get('completion_tokens')}, largest prompt {largest} of {CONTEXT}; "
+        f"{data.get('error') or ''}".rstrip("; "),
     )
 
 
-def check_tool_run(check: Check, *, stream: bool = True) -> Path | None:
-    """A run whose first request names a tool; the request after the call must be accepted."""
+def largest_prompt(trace: Path) -> int:
+    """The most prompt tokens one request of the run took (the server's count, or ≈)."""
+    from agent import read_trace
+    from agent.events import ModelReplied
+
+    replies = [e for e in read_trace(trace).events if isinstance(e, ModelReplied)]
+    return max((e.usage.prompt_tokens for e in replies), default=0)
+
+
+def check_tool_run(check: Check, *, stream: bool = True, searches: int = 1) -> Path | None:
+    """A run whose first `searches` requests name `search_docs`, then one that asks for the
+    answer: each request after a call must be accepted, and every prompt fit the context."""
     from agent import Config, Session, build_agent
     from agent.events import (
+        ContextCompacted,
         ModelNotice,
         ModelReplied,
         RunFinished,
@@ -219,9 +233,11 @@ def check_tool_run(check: Check, *, stream: bool = True) -> Path | None:
 
     forced = {"type": "function", "function": {"name": "search_docs"}}
     name = f"a tool call answered after it, {'streamed' if stream else 'not streamed'}"
+    if searches > 1:
+        name = f"{searches} searches in a {CONTEXT}-token context, answered after them"
 
     class Scripted:
-        """The endpoint, asked for `search_docs` on the first request and an answer after."""
+        """The endpoint, asked for `search_docs` `searches` times, then for an answer."""
 
         def __init__(self) -> None:
             options: dict[str, Any] = {
@@ -235,7 +251,7 @@ def check_tool_run(check: Check, *, stream: bool = True) -> Path | None:
 
         def query(self, messages: Any, tools: Any, *, cancel: Any = None) -> Any:
             self.asked += 1
-            model = self.first if self.asked == 1 else self.rest
+            model = self.first if self.asked <= searches else self.rest
             return model.query(messages, tools, cancel=cancel)
 
         def cancel(self) -> None:
@@ -243,8 +259,8 @@ def check_tool_run(check: Check, *, stream: bool = True) -> Path | None:
             self.rest.cancel()
 
     model = Scripted()
-    config = Config(model=MODEL, base_url=check.base, context=CONTEXT, max_steps=4)
-    folder = check.work / f"tool-run-{'streamed' if stream else 'whole'}"
+    config = Config(model=MODEL, base_url=check.base, context=CONTEXT, max_steps=searches + 2)
+    folder = check.work / f"tool-run-{'streamed' if stream else 'whole'}-{searches}"
     session = Session(build_agent(config, model=model), trace_dir=folder)
     events: list[Any] = []
     totals, moving = Totals(), []  # the counters as the TUI folds them, while text streams
@@ -266,14 +282,20 @@ def check_tool_run(check: Check, *, stream: bool = True) -> Path | None:
     final = events[-1]
     assert isinstance(final, RunFinished)
     after = [r for r in replies if calls and r.step > calls[0].step]
+    largest = max((r.usage.prompt_tokens for r in replies), default=0)
+    shortened = sum(len(e.stubs) for e in events if isinstance(e, ContextCompacted))
     usage = final.stats.usage
     check.record(
         name,
-        bool(calls) and bool(after) and final.stop_reason in ("answered", "truncated"),
+        bool(calls)
+        and bool(after)
+        and final.stop_reason in ("answered", "truncated")
+        and largest < CONTEXT,
         f"{len(calls)} tool calls ({', '.join(c.name for c in calls)}), {len(replies)} replies, "
         f"ended {final.stop_reason}; notices: {notices or 'none'}; while the answer streamed "
         f"the counter moved {len(set(moving))} times (≈), then read "
-        f"{'≈' if usage.estimated else ''}{usage.total_tokens} tokens",
+        f"{'≈' if usage.estimated else ''}{usage.total_tokens} tokens; largest prompt "
+        f"{largest} of {CONTEXT}, {shortened} results shortened",
     )
     return session.last_trace
 
@@ -393,7 +415,11 @@ def run_checks(only: set[str] | None = None) -> int:
     print(f"server: llama-cpp-python {VERSION}, {gguf().name}, n_ctx {CONTEXT}; files: {work}")
     steps: dict[str, Callable[[Check], Any]] = {
         "ask": lambda c: (check_ask(c, stream=True), check_ask(c, stream=False)),
-        "tools": lambda c: (check_export(c, check_tool_run(c)), check_tool_run(c, stream=False)),
+        "tools": lambda c: (
+            check_export(c, check_tool_run(c)),
+            check_tool_run(c, stream=False),
+            check_tool_run(c, stream=False, searches=4),
+        ),
         "tui": check_tui,
         "eval": check_eval,
     }
