@@ -15,7 +15,7 @@ MIN_PYTHON ?= $(or $(wildcard /usr/bin/python$(OLDEST)),$(lastword $(wildcard \
 MIN_TESTS := tests/agent/test_openai_model.py tests/test_cli_endpoint.py \
 	tests/tui/test_live_app.py tests/test_cli.py
 
-.PHONY: run test lint bench docs install lock minimums clean
+.PHONY: run test lint bench docs install lock minimums clean realserver
 
 $(BIN)/python:
 	@echo "docsagent: creating $(VENV)"
@@ -81,7 +81,13 @@ bench: $(DEV)
 	$(BIN)/python tests/bench/bench_streaming.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \
 	$(BIN)/python tests/bench/bench_compaction_eval.py || status=1; \
+	$(BIN)/python tests/realserver/check.py --if-built || status=1; \
 	exit $$status
+
+# docsagent against a real server (llama-cpp-python + SmolLM2-135M), built once into
+# ${XDG_CACHE_HOME:-~/.cache}/docsagent-realserver (about an hour); see tests/realserver/check.py.
+realserver: $(STAMP)
+	$(BIN)/python tests/realserver/check.py --build
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -10,7 +10,13 @@ from __future__ import annotations
 import importlib
 import typing
 
-from agent.defaults import DEFAULT_MAX_STEPS, DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, OFFLINE
+from agent.defaults import (
+    DEFAULT_MAX_REPLY_TOKENS,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    OFFLINE,
+)
 from agent.errors import (
     AgentError,
     ConfigError,
@@ -35,6 +41,7 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
         ContextCompacted,
         Event,
         MessageAppended,
+        ModelNotice,
         ModelReplied,
         ModelRequested,
         RetryScheduled,
@@ -104,6 +111,7 @@ _ON_FIRST_USE = {
     "Message": ("agent.messages", "Message"),
     "MessageAppended": ("agent.events", "MessageAppended"),
     "Model": ("agent.models.base", "Model"),
+    "ModelNotice": ("agent.events", "ModelNotice"),
     "ModelReplied": ("agent.events", "ModelReplied"),
     "ModelRequested": ("agent.events", "ModelRequested"),
     "Question": ("agent.eval.questions", "Question"),
@@ -196,6 +204,7 @@ __all__ = [
     "ConfigError",
     "ContextCompacted",
     "Corpus",
+    "DEFAULT_MAX_REPLY_TOKENS",
     "DEFAULT_MAX_STEPS",
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TIMEOUT",
@@ -212,6 +221,7 @@ __all__ = [
     "MessageAppended",
     "Model",
     "ModelError",
+    "ModelNotice",
     "ModelReplied",
     "ModelRequested",
     "OFFLINE",

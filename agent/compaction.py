@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.defaults import DEFAULT_COMPACT_AFTER, DEFAULT_COMPACT_KEEP_STEPS
+from agent.defaults import DEFAULT_COMPACT_AFTER, DEFAULT_COMPACT_KEEP_STEPS, DEFAULT_CONTEXT_SHARE
 from agent.messages import Message, ToolCall
 from agent.tools.arguments import parse_arguments
 from agent.tools.schema import ArgumentError
 
 SHORTENED = "shortened]"
+CUT = "cut to fit the server's context]"
 
 
 def estimate(message: Message) -> int:
@@ -73,14 +74,45 @@ class Compaction:
 
     after_tokens: int = DEFAULT_COMPACT_AFTER
     keep_steps: int = DEFAULT_COMPACT_KEEP_STEPS
+    limit: int | None = None
+    """With a known context window: the estimated tokens the messages must stay under, by
+    keeping fewer steps whole, down to the last one, and then cutting its results."""
+
+    def within(self, window: int | None, *, tools: int = 0) -> Compaction:
+        """This policy for a context of `window` tokens (None: unknown, unchanged).
+
+        A quarter of the window is left for the reply (the most a request asks for then)
+        and `tools` tokens for the tool schemas; the messages may fill a share of the rest.
+        """
+        if window is None:
+            return self
+        room = int((window - window // 4 - tools) * DEFAULT_CONTEXT_SHARE)
+        limit = max(room, 1)
+        return replace(self, after_tokens=min(self.after_tokens, limit), limit=limit)
 
     def needed(self, messages: Sequence[Message]) -> bool:
         """Whether the conversation has passed the threshold."""
         return sum(estimate(m) for m in messages) > self.after_tokens
 
     def shorten(self, messages: Sequence[Message], *, keep_steps: int | None = None) -> Shortened:
-        """Stub every observation outside the last `keep_steps` steps (default: the policy's)."""
+        """Stub every observation outside the last `keep_steps` steps (default: the policy's).
+
+        Under a `limit`, fewer steps are kept whole while the messages pass it, and the
+        last step's results are cut if even they do not fit.
+        """
         keep = self.keep_steps if keep_steps is None else keep_steps
+        shortened = self._stubbed(messages, keep)
+        if self.limit is None:
+            return shortened
+        while keep > 1 and _size(shortened.messages) > self.limit:
+            keep -= 1
+            shortened = self._stubbed(messages, keep)
+        excess = _size(shortened.messages) - self.limit
+        if excess > 0:
+            shortened = _cut(messages, shortened, excess)
+        return shortened
+
+    def _stubbed(self, messages: Sequence[Message], keep: int) -> Shortened:
         located = _locate(messages)
         tool_steps = sorted({place for _, place in located.values()})
         kept = set(tool_steps[-keep:]) if keep > 0 else set()
@@ -98,6 +130,44 @@ class Compaction:
             stubs.append(text)
             ids.append(call.id)
         return Shortened(result, tuple(stubs), max(saved, 0), tuple(ids))
+
+
+def _size(messages: Sequence[Message]) -> int:
+    return sum(estimate(m) for m in messages)
+
+
+def _cut(original: Sequence[Message], shortened: Shortened, excess: int) -> Shortened:
+    """The results still whole cut by about `excess` tokens in all, the longest first.
+
+    A cut result starts with a line like a stub's, and is announced with the stubs.
+    """
+    located = _locate(original)
+    result = list(shortened.messages)
+    whole = [i for i in located if not (result[i].content or "").endswith(SHORTENED)]
+    whole.sort(key=lambda i: -len(result[i].content or ""))
+    stubs, ids, saved = list(shortened.stubs), list(shortened.tool_call_ids), 0
+    for index in whole:
+        if excess <= 0:
+            break
+        call, (_, step) = located[index]
+        head = f"[{describe(call)} at step {step} — {CUT}\n"
+        text = result[index].content or ""
+        if text.startswith(head):
+            text = text[len(head) :]
+        target, room = estimate(result[index]) - excess, len(text)
+        new = replace(result[index], content=head + text)
+        while room > 0 and estimate(new) > target:  # two rounds at most: the head adds a little
+            room = max(room - (estimate(new) - target) * 4 - 4, 0)
+            new = replace(result[index], content=head + text[:room])
+        gained = estimate(result[index]) - estimate(new)
+        if gained <= 0:
+            continue
+        excess -= gained
+        saved += gained
+        result[index] = new
+        stubs.append(new.content or "")
+        ids.append(call.id)
+    return Shortened(result, tuple(stubs), shortened.tokens_saved + saved, tuple(ids))
 
 
 def _locate(messages: Sequence[Message]) -> dict[int, tuple[ToolCall, tuple[int, int]]]:

@@ -14,6 +14,7 @@ from agent.compaction import Compaction
 from agent.defaults import (
     DEFAULT_BASE_URL,
     DEFAULT_COMPACT_AFTER,
+    DEFAULT_MAX_REPLY_TOKENS,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_STEPS,
     DEFAULT_REQUEST_TIMEOUT,
@@ -68,6 +69,10 @@ class Config:
     timeout: float = DEFAULT_TIMEOUT
     request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
+    context: int | None = None
+    """The endpoint's context window in tokens; None: what the server reports, if anything."""
+    max_reply_tokens: int | None = DEFAULT_MAX_REPLY_TOKENS
+    """The longest reply asked for (`max_tokens`); None: the server's own limit."""
     trace_dir: Path = field(default_factory=default_trace_dir)
     cache_dir: Path | None = None
     """Where the search index is kept; None keeps it in memory."""
@@ -163,6 +168,8 @@ def build_model(
         request_timeout=config.request_timeout,
         max_retries=config.max_retries,
         http_client=http,
+        max_reply_tokens=config.max_reply_tokens,
+        context=config.context,
     )
 
 

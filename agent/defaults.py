@@ -41,3 +41,12 @@ DEFAULT_MAX_DOC_BYTES = 64 * 1024 * 1024
 
 DEFAULT_DOC_CACHE_BYTES = 256 * 1024 * 1024
 """Bytes of searchable doc text kept between searches (least recently used goes first)."""
+
+DEFAULT_MAX_REPLY_TOKENS = 2048
+"""Tokens one reply may hold (sent as `max_tokens`): room for a long cited answer, while a
+model that rambles stops in minutes rather than at the request timeout."""
+
+DEFAULT_CONTEXT_SHARE = 0.75
+"""The share of a known context window (less the reply's room) that the conversation may fill
+before old results are shortened: the estimate counts about four characters a token, and
+small models' tokenizers cut finer."""

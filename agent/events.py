@@ -21,7 +21,11 @@ from typing import Any, ClassVar, Literal
 
 from agent.messages import Message
 
-StopReason = Literal["answered", "max_steps", "budget", "repeated", "cancelled", "error"]
+StopReason = Literal[
+    "answered", "truncated", "empty", "max_steps", "budget", "repeated", "cancelled", "error"
+]
+"""How a run ended. `truncated`: the reply stopped at the length limit (`answer` holds the
+part that came); `empty`: the model sent no text and no tool call."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,15 @@ class RetryScheduled(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ModelNotice(Event):
+    """A one-line note about how the endpoint is asked (e.g. it cannot stream tool calls)."""
+
+    kind: ClassVar[str] = "model_notice"
+    step: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ModelReplied(Event):
     """The model answered `step`: `usage` is this call's; `total` and `cost_usd` are the run's."""
 
@@ -180,6 +193,11 @@ class RunFinished(Event):
     output: dict[str, Any] | None = None
 
 
+def streamed_tokens(text: str) -> int:
+    """An estimate of the tokens in one streamed piece: servers send about one a piece."""
+    return max(1, (len(text) + 2) // 4)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Totals:
     """A run's totals so far, folded from its events: the one tally of steps, calls and tokens.
@@ -200,6 +218,10 @@ class Totals:
             return dataclasses.replace(self, steps=event.step)
         if isinstance(event, ModelReplied):
             return dataclasses.replace(self, usage=event.total, cost_usd=event.cost_usd)
+        if isinstance(event, TextDelta) and event.text:
+            # Counted as it streams (an estimate, marked so); the reply's usage replaces it.
+            streamed = Usage(completion_tokens=streamed_tokens(event.text), estimated=True)
+            return dataclasses.replace(self, usage=self.usage + streamed)
         if isinstance(event, ToolCallStarted):
             return dataclasses.replace(self, tool_calls=self.tool_calls + 1)
         if isinstance(event, ToolCallFinished) and event.repeat_of is not None:
@@ -256,6 +278,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ModelRequested,
         TextDelta,
         RetryScheduled,
+        ModelNotice,
         ModelReplied,
         ContextCompacted,
         ToolCallStarted,

@@ -69,7 +69,8 @@ def export(trace: Trace, format: Format) -> str:
 
 
 def sent_messages(trace: Trace) -> dict[str, Any]:
-    """The model, tools and messages of the run's last request, with the model's reply."""
+    """The run's last request as docsagent sends it (model, messages, tools, tool_choice),
+    with the model's reply: a server accepts it back as a request."""
     messages: list[Message] = []
     for event in trace.events:
         if isinstance(event, RunStarted):
@@ -84,11 +85,11 @@ def sent_messages(trace: Trace) -> dict[str, Any]:
                 else m
                 for m in messages
             ]
-    return {
-        "model": trace.header.get("model"),
-        "tools": trace.header.get("tools", []),
-        "messages": [m.to_dict() for m in messages],
-    }
+    from agent.models.openai.request import request_body
+
+    tools = trace.header.get("tools") or []
+    body = request_body(str(trace.header.get("model") or ""), messages, tools, stream=False)
+    return body
 
 
 def _gather(trace: Trace) -> _Run:
@@ -125,6 +126,8 @@ def _outcome(run: _Run) -> str:
     approx = "≈" if tokens.estimated else ""
     words = {
         "answered": "answered",
+        "truncated": "cut short (the reply reached its length limit)",
+        "empty": "no answer (an empty reply)",
         "max_steps": "no answer (step limit)",
         "budget": "no answer (token budget used up)",
         "repeated": "stopped (a repeated call)",

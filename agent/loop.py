@@ -17,6 +17,7 @@ from agent.events import (
     ContextCompacted,
     Event,
     MessageAppended,
+    ModelNotice,
     ModelReplied,
     ModelRequested,
     RetryScheduled,
@@ -29,7 +30,7 @@ from agent.events import (
     Totals,
     Usage,
 )
-from agent.models.base import Delta, Model, Reply, Retry
+from agent.models.base import Delta, Model, Notice, Reply, Retry
 from agent.observation import truncate
 from agent.tools.arguments import parse_arguments
 from agent.tools.final import FinalAnswer
@@ -173,7 +174,8 @@ class Agent:
     def _ask(self, run: _Run) -> Generator[Event, None, Reply | None]:
         """Ask the model for the next step, yielding streamed text and retries."""
         step = run.totals.steps + 1
-        if self.compaction is not None and (run.compacting or self.compaction.needed(run.messages)):
+        compaction = self._compaction()
+        if compaction is not None and (run.compacting or compaction.needed(run.messages)):
             run.compacting = True  # once past the threshold, every request is kept short
             yield from self._shorten(run, step=step)
         yield self._count(run, ModelRequested(step=step, n_messages=len(run.messages)))
@@ -183,6 +185,8 @@ class Agent:
                 return None
             if isinstance(chunk, Delta):
                 yield TextDelta(step=step, text=chunk.text)
+            elif isinstance(chunk, Notice):
+                yield ModelNotice(step=step, text=chunk.text)
             elif isinstance(chunk, Retry):
                 yield RetryScheduled(
                     step=step, attempt=chunk.attempt, delay_s=chunk.delay_s, reason=chunk.reason
@@ -208,8 +212,9 @@ class Agent:
         self, run: _Run, *, step: int, keep_steps: int | None = None
     ) -> Iterator[ContextCompacted]:
         """Replace old observations by stubs, announcing what was shortened."""
-        assert self.compaction is not None
-        shortened = self.compaction.shorten(run.messages, keep_steps=keep_steps)
+        compaction = self._compaction()
+        assert compaction is not None
+        shortened = compaction.shorten(run.messages, keep_steps=keep_steps)
         if shortened.stubs:
             run.messages = shortened.messages
             yield ContextCompacted(
@@ -218,6 +223,14 @@ class Agent:
                 tokens_saved=shortened.tokens_saved,
                 tool_call_ids=shortened.tool_call_ids,
             )
+
+    def _compaction(self) -> Compaction | None:
+        """The compaction policy, bound to the model's context window once that is known."""
+        window = getattr(self.model, "context_window", None)
+        if self.compaction is None or not isinstance(window, int):
+            return self.compaction
+        tools = (len(json.dumps(self.tools.schemas())) + 3) // 4
+        return self.compaction.within(window, tools=tools)
 
     def _check_reply(self, run: _Run, reply: Reply | None) -> RunFinished | None:
         """The final event if the reply ends the run before it is applied."""
@@ -235,7 +248,14 @@ class Agent:
             return (yield from self._run_tools(run, message.tool_calls))
         answer = message.content or ""
         if not answer.strip():
-            return self._finish(run, "error", error="the model sent an empty reply")
+            error = f"the model {self.model.name} sent an empty reply (no text and no tool call)"
+            return self._finish(run, "empty", error=error)
+        if reply.finish_reason == "length":
+            error = (
+                "the reply was cut short at the length limit "
+                "(the reply token limit, or the server's context)"
+            )
+            return self._finish(run, "truncated", answer=answer, error=error)
         return self._finish(run, "answered", answer=answer)
 
     def _run_tools(

@@ -63,6 +63,20 @@ class Message:
             data["name"] = self.name
         return data
 
+    def to_wire(self) -> dict[str, Any]:
+        """The message as sent to an endpoint: the subset every common server accepts.
+
+        Content is always a string (llama.cpp's Python server rejects `null` on an
+        assistant's tool-call turn; OpenAI accepts `""`), and a tool message carries only
+        `tool_call_id` and `content` (a `name` there is refused by strict servers).
+        """
+        data: dict[str, Any] = {"role": self.role, "content": self.content or ""}
+        if self.tool_calls:
+            data["tool_calls"] = [call.to_dict() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            data["tool_call_id"] = self.tool_call_id
+        return data
+
     @classmethod
     def from_dict(cls, data: Any) -> Message:
         """The message from its `to_dict` form; ValueError when a field has the wrong type."""

@@ -178,7 +178,7 @@ class Session:
                     messages.append(event.message)
                 elif isinstance(event, RunFinished):
                     self.last_finished = event
-                    if event.stop_reason == "answered":
+                    if event.stop_reason in ("answered", "truncated"):
                         # Only a finished exchange joins the conversation: a dangling
                         # question or tool call would make the next request invalid.
                         self.history = messages

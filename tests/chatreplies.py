@@ -1,5 +1,5 @@
 """What the scripted chat-completions server (`tests.chatserver`) sends: the responses a
-test pushes (`Reply`, `SSE`, `Completion`, `Status`, `Hang`, `Ping`, `Cut`, `Drop`) and
+test pushes (`Reply`, `SSE`, `Completion`, `Status`, `Hang`, `Ping`, `Cut`, `Drop`, `Slow`) and
 the chat-completions JSON and stream events a `Reply` becomes."""
 
 from __future__ import annotations
@@ -100,7 +100,15 @@ class Endless:
     seconds: float = 60.0
 
 
-Response = Reply | SSE | Completion | Status | Hang | Ping | Cut | Drop | Endless
+@dataclass(frozen=True)
+class Slow:
+    """Send `reply` only after `seconds` (bounded): a slow model working on a whole reply."""
+
+    reply: Reply
+    seconds: float = 1.0
+
+
+Response = Reply | SSE | Completion | Status | Hang | Ping | Cut | Drop | Endless | Slow
 
 
 def chunk(delta: dict[str, Any] | None = None, finish_reason: str | None = None) -> dict[str, Any]:

@@ -8,9 +8,11 @@ Each request to `/v1/chat/completions` pops the next response. `Reply` renders a
 when the request has `"stream": true` and as one JSON completion otherwise; `SSE`,
 `Completion`, `Status`, `Hang`, `Ping`, `Cut` and `Drop` send exactly what they say. Every
 request body is recorded in `server.requests`, its size in `server.request_bytes`. With
-`strict=True` the conversation is validated the way real providers do (tool results must
-answer the preceding tool calls, ids are unique) and a bad one gets a 400 without
-consuming a scripted response.
+`strict=True` the request is validated the way real servers do (tool results must answer
+the preceding tool calls, ids are unique, content is a string, no field a strict server
+does not know) and a bad one gets a 400 without consuming a scripted response. `GET
+/props` and `GET /v1/models` answer `server.props` and `server.models` when set (404
+otherwise), as llama-server and vLLM tell their context size.
 
 Like a real server it speaks HTTP/1.1 and keeps connections open between requests
 (streams are sent chunked); `server.connections` counts the connections accepted.
@@ -41,6 +43,7 @@ from tests.chatreplies import (
     Ping,
     Reply,
     Response,
+    Slow,
     Status,
     chunk,
     completion_body,
@@ -62,6 +65,7 @@ __all__ = [
     "Cut",
     "Drop",
     "Endless",
+    "Slow",
     "Response",
     "chunk",
     "usage_chunk",
@@ -69,7 +73,25 @@ __all__ = [
     "completion_body",
     "ChatServer",
     "validate",
+    "validate_request",
 ]
+
+
+FIELDS = {"model", "messages", "tools", "tool_choice", "stream", "stream_options", "max_tokens"}
+MESSAGE_FIELDS = {
+    "system": {"role", "content"},
+    "user": {"role", "content"},
+    "assistant": {"role", "content", "tool_calls"},
+    "tool": {"role", "content", "tool_call_id"},
+}
+
+
+def validate_request(body: dict[str, Any]) -> str | None:
+    """Why a strict server (llama-cpp-python's request model) would reject this body, or None."""
+    unknown = sorted(set(body) - FIELDS)
+    if unknown:
+        return f"body: extra inputs are not permitted: {unknown}"
+    return validate(body.get("messages") or [])
 
 
 def validate(messages: list[dict[str, Any]]) -> str | None:
@@ -78,6 +100,11 @@ def validate(messages: list[dict[str, Any]]) -> str | None:
     seen: set[str] = set()
     for i, message in enumerate(messages):
         role = message.get("role")
+        if not isinstance(message.get("content"), str):
+            return f"messages[{i}].content: Input should be a valid string"
+        extra = sorted(set(message) - MESSAGE_FIELDS.get(str(role), set()))
+        if extra:
+            return f"messages[{i}]: extra inputs are not permitted: {extra}"
         if role == "tool":
             call_id = message.get("tool_call_id")
             if call_id not in pending:
@@ -124,6 +151,9 @@ class ChatServer:
         self.headers: list[dict[str, str]] = []
         self.connections = 0
         self.script: deque[Response] = deque()
+        self.props: dict[str, Any] | None = None
+        self.models: dict[str, Any] | None = None
+        self.gets: list[str] = []
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._received = threading.Condition(self._lock)
@@ -198,7 +228,7 @@ class ChatServer:
             ):
                 sent = headers.get("authorization", "").removeprefix("Bearer ")
                 return Status(401, f"Incorrect API key provided: {sent}.")
-            if self.strict and (problem := validate(body.get("messages") or [])):
+            if self.strict and (problem := validate_request(body)):
                 return Status(400, problem)
             if self.responder is not None:
                 return self.responder(body)
@@ -228,6 +258,14 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             with contextlib.suppress(ConnectionError):  # the client went away
                 super().handle()
 
+        def do_GET(self) -> None:
+            server.gets.append(self.path)
+            found = {"/props": server.props, "/v1/models": server.models}.get(self.path)
+            if found is None:
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+            else:
+                self._json(200, found)
+
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length)
@@ -244,6 +282,10 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send(response, stream=bool(body.get("stream")))
 
         def _send(self, response: Response, *, stream: bool) -> None:
+            if isinstance(response, Slow):
+                if server.stopping.wait(min(response.seconds, 10.0)):
+                    return
+                response = response.reply
             if isinstance(response, Reply):
                 if stream:
                     self._sse(stream_events(response), done=True)

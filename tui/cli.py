@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from agent import (
+    DEFAULT_MAX_REPLY_TOKENS,
     DEFAULT_MAX_STEPS,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
@@ -34,8 +35,10 @@ from tui.asking import (
 from tui.command import DocsCommand, DocsGroup
 from tui.options import (
     BaseUrl,
+    Context,
     Docs,
     Force,
+    MaxReplyTokens,
     MaxSteps,
     MaxTokens,
     Model,
@@ -96,6 +99,8 @@ def main_callback(
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
     request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
+    context: Context = None,
+    max_reply_tokens: MaxReplyTokens = DEFAULT_MAX_REPLY_TOKENS,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
@@ -125,6 +130,8 @@ def tui(
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
     request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
+    context: Context = None,
+    max_reply_tokens: MaxReplyTokens = DEFAULT_MAX_REPLY_TOKENS,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
     _open_tui(Options.from_context(ctx), question)
@@ -175,6 +182,8 @@ def ask(
     no_compact: NoCompact = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
     request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
+    context: Context = None,
+    max_reply_tokens: MaxReplyTokens = DEFAULT_MAX_REPLY_TOKENS,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of the answer.")
     ] = False,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agent import (
+    DEFAULT_MAX_REPLY_TOKENS,
     DEFAULT_MAX_STEPS,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TIMEOUT,
@@ -40,6 +41,7 @@ SETTINGS: dict[str, str] = {
     "max_steps": "--max-steps",
     "token_budget": "--max-tokens",
     "timeout": "--timeout",
+    "context": "--context (DOCSAGENT_CONTEXT)",
     "trace_dir": "--trace-dir",
 }
 """Where the user sets each `Config` field that an error can name."""
@@ -171,6 +173,29 @@ RequestTimeout = Annotated[
     ),
 ]
 
+Context = Annotated[
+    int | None,
+    typer.Option(
+        "--context",
+        metavar="TOKENS",
+        envvar="DOCSAGENT_CONTEXT",
+        min=256,
+        help="The endpoint's context size in tokens; old results are shortened to fit "
+        "[default: what the server reports, else unknown].",
+        show_default=False,
+    ),
+]
+MaxReplyTokens = Annotated[
+    int,
+    typer.Option(
+        "--max-reply-tokens",
+        metavar="N",
+        envvar="DOCSAGENT_MAX_REPLY_TOKENS",
+        min=1,
+        help="The longest reply the endpoint may send, in tokens (sent as max_tokens).",
+    ),
+]
+
 
 @dataclass(frozen=True)
 class Options:
@@ -186,6 +211,8 @@ class Options:
     timeout: float = DEFAULT_TIMEOUT
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_tokens: int | None = None
+    context: int | None = None
+    max_reply_tokens: int = DEFAULT_MAX_REPLY_TOKENS
     trace: Path | None = None
     force: bool = False
 
@@ -239,6 +266,8 @@ def make_config(
         compact=not options.no_compact,
         timeout=options.timeout,
         request_timeout=options.request_timeout,
+        context=options.context,
+        max_reply_tokens=options.max_reply_tokens,
         trace_dir=options.trace_dir or default_trace_dir(xdg_home(env, "XDG_STATE_HOME")),
         cache_dir=cache_dir(env),
         prices=_prices(env.get("DOCSAGENT_PRICES")),

@@ -35,6 +35,14 @@ OUTCOMES: dict[str, Outcome] = {
         label="answered", style="bold green", summary="answered", notice="{}", level="info",
         exit_code=0,
     ),
+    "truncated": Outcome(
+        label="cut short", style="bold magenta", summary="cut short", notice="cut short: {}",
+        detail="the reply stopped at the length limit", exit_code=3,
+    ),
+    "empty": Outcome(
+        label="no answer: empty reply", style="bold magenta", summary="no answer",
+        notice="no answer: {}", detail="the model sent an empty reply", exit_code=3,
+    ),
     "max_steps": Outcome(
         label="step limit", style="bold magenta", summary="no answer", notice="no answer: {}",
         detail="step limit reached", exit_code=3,

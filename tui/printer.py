@@ -13,6 +13,7 @@ from agent import (
     ArgumentError,
     ContextCompacted,
     Event,
+    ModelNotice,
     RetryScheduled,
     RunFinished,
     RunStats,
@@ -177,6 +178,8 @@ class ProgressPrinter:
             self._line(
                 f"[step {event.step}] context: shortened {saved}, ≈{event.tokens_saved:,} tok saved"
             )
+        elif isinstance(event, ModelNotice):
+            self._line(f"[step {event.step}] {event.text}")
         elif isinstance(event, RetryScheduled):
             wait = f"retry {event.attempt} in {event.delay_s:.1f} s"
             self._line(f"[step {event.step}] {wait}: {event.reason}")

@@ -21,6 +21,7 @@ from agent import (
     Event,
     Message,
     MessageAppended,
+    ModelNotice,
     ModelRequested,
     RetryScheduled,
     RunFinished,
@@ -40,6 +41,8 @@ RunState = Literal[
     "thinking",
     "running tool",
     "answered",
+    "truncated",
+    "empty",
     "cancelled",
     "error",
     "max_steps",
@@ -186,6 +189,8 @@ def reduce(state: ViewState, event: Event) -> ViewState:
     if isinstance(event, TextDelta):
         turn = _open_turn(state, event.step)
         return _set_turn(state, replace(turn, body=turn.body + event.text))
+    if isinstance(event, ModelNotice):
+        return _add(state, NoticeEntry(event.text, "warning"))
     if isinstance(event, RetryScheduled):
         text = f"retry {event.attempt} in {event.delay_s:g} s: {event.reason}"
         return _add(state, NoticeEntry(text, "warning"))
@@ -348,7 +353,8 @@ def compaction_note(event: ContextCompacted, shown: int = 3) -> str:
     """The transcript line for a shortening: `context shortened before step 7: 3 earlier
     results replaced by stubs (≈−2,400 tok): read a.md:1-80 at step 1; …` (at most `shown`)."""
     count = len(event.stubs)
-    what = [stub.strip("[]").removesuffix(" — shortened") for stub in event.stubs[:shown]]
+    firsts = [stub.partition("\n")[0] for stub in event.stubs[:shown]]  # a cut result's head
+    what = [first.strip("[]").removesuffix(" — shortened") for first in firsts]
     more = f"; {count - shown} more" if count > shown else ""
     results = f"{count} earlier result{'s' if count != 1 else ''}"
     return (

@@ -56,7 +56,6 @@ class WaitingLine:
         self._max_steps = 0
         self._step = 0
         self._doing: str | None = None  # what is being waited for, if anything
-        self._streamed = 0  # characters of the reply streamed so far: a count, not a copy
         self._totals = Totals()
 
     def observe(self, event: Event) -> None:
@@ -70,18 +69,13 @@ class WaitingLine:
                     event.max_steps,
                 )
             elif isinstance(event, ModelRequested):
-                self._step, self._doing, self._streamed = (
-                    event.step,
-                    f"waiting for {self._model}",
-                    0,
-                )
+                self._step, self._doing = event.step, f"waiting for {self._model}"
             elif isinstance(event, TextDelta):
-                self._streamed += len(event.text)
                 self._doing = f"{self._model} is replying"
             elif isinstance(event, ToolCallStarted):
                 self._doing = f"running {event.name}"
             elif isinstance(event, ModelReplied | ToolCallFinished | RunFinished):
-                self._doing, self._streamed = None, 0
+                self._doing = None
 
     def text(self) -> str | None:
         """The status as it reads now, or None when nothing is being waited for."""
@@ -91,11 +85,8 @@ class WaitingLine:
     def _text(self) -> str | None:
         if self._doing is None:
             return None
-        usage = self._totals.usage
+        usage = self._totals.usage  # a streaming reply is counted in it, as an estimate
         tokens, mark = usage.total_tokens, "≈" if usage.estimated else ""
-        if self._streamed:
-            # estimate_tokens' rule (four characters a token) on the count: no copy per tick
-            tokens, mark = tokens + (self._streamed + 3) // 4, "≈"
         elapsed = self.clock() - self._began
         return (
             f"{self._doing} · step {self._step} of {self._max_steps} · {elapsed:.1f} s · "

@@ -32,6 +32,13 @@ class Retry:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """Something the user should know about how the endpoint is being asked, in one line."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Reply:
     """The complete assistant message of one call, with its usage. Always the last chunk."""
 
@@ -40,13 +47,14 @@ class Reply:
     finish_reason: str | None = None
 
 
-Chunk = Delta | Retry | Reply
+Chunk = Delta | Retry | Notice | Reply
 
 
 class Model(Protocol):
     """A chat model that can call tools.
 
-    `query` yields any number of `Delta` and `Retry` chunks, then exactly one `Reply`.
+    `query` yields any number of `Delta`, `Retry` and `Notice` chunks, then exactly one
+    `Reply`.
     It raises an `agent.errors.ModelError` for failures the run cannot recover from.
     It should return promptly once `cancel` is set (the loop stops reading it then).
     Text is yielded as it arrives: making it pleasant to watch is the UI's business.
@@ -69,6 +77,12 @@ class Model(Protocol):
         runs normally). A model that cannot cut a call short leaves it to finish.
         """
         ...
+
+
+class KnowsContext(Protocol):
+    """A model that knows how many tokens its context holds (None: unknown)."""
+
+    context_window: int | None
 
 
 def estimate_tokens(text: str) -> int:

@@ -135,3 +135,27 @@ def test_no_compact_on_the_command_line_reaches_the_config() -> None:
 
     assert make_config(Options(no_compact=True), {})[0].compact is False
     assert make_config(Options(), {})[0].compact is True
+
+
+def test_a_known_context_keeps_fewer_steps_whole_then_cuts_the_last_result() -> None:
+    from agent.compaction import estimate
+    from agent.messages import system, tool_result, user
+
+    turns: list[Message] = [system("Answer."), user("q")]
+    for k in range(3):
+        asked = reply(None, call("read_doc", {"path": "a.md", "start": 1 + k}, id=f"c{k}"))
+        turns += [asked, tool_result(asked.tool_calls[0], f"result {k}: " + "word " * 1000)]
+    policy = Compaction().within(2048, tools=250)
+    assert policy.limit == int((2048 - 512 - 250) * 0.75) and policy.after_tokens == policy.limit
+    shortened = policy.shorten(turns)
+    texts = [m.content or "" for m in shortened.messages if m.role == "tool"]
+    assert texts[:2] == [
+        "[read a.md:1- at step 1 — shortened]",
+        "[read a.md:2- at step 2 — shortened]",
+    ]
+    assert texts[2].startswith(
+        "[read a.md:3- at step 3 — cut to fit the server's context]\nresult 2"
+    )
+    assert sum(estimate(m) for m in shortened.messages) <= policy.limit
+    assert shortened.stubs[-1] == texts[2] and shortened.tool_call_ids == ("c0", "c1", "c2")
+    assert Compaction().within(None) == Compaction()  # an unknown context changes nothing

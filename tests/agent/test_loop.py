@@ -282,14 +282,14 @@ def test_cost_is_reported_when_a_price_is_known(ctx: DocsContext) -> None:
     assert isinstance(last, RunFinished) and last.stats.cost_usd is None
 
 
-def test_an_empty_reply_is_an_error_not_an_answer(ctx: DocsContext) -> None:
+def test_an_empty_reply_is_no_answer_naming_the_model(ctx: DocsContext) -> None:
     agent, _ = agent_for(ctx, reply("  "))
     final = list(agent.run("q"))[-1]
     assert isinstance(final, RunFinished)
     assert (final.stop_reason, final.answer, final.error) == (
-        "error",
+        "empty",
         None,
-        "the model sent an empty reply",
+        f"the model {agent.model.name} sent an empty reply (no text and no tool call)",
     )
 
 
@@ -362,7 +362,7 @@ def test_repeated_tool_call_ids_are_made_unique_keeping_each_result_paired(
     finished = [(e.tool_call_id, e.name) for e in events if isinstance(e, ToolCallFinished)]
     assert finished == started
     sent = model.requests[-1]
-    assert validate([m.to_dict() for m in sent]) is None
+    assert validate([m.to_wire() for m in sent]) is None
     results = [(m.tool_call_id, m.name) for m in sent if m.role == "tool"]
     assert results == started
     assert isinstance(events[-1], RunFinished) and events[-1].stop_reason == "answered"

@@ -180,7 +180,9 @@ def test_strict_server_accepts_answered_tool_calls(chat_server: ChatServer, make
     history = [*MESSAGES, assistant(None, (call,)), tool_result(call, "traces.md:1-3")]
     chat_server.push(Scripted(content="Use replay."))
     assert list(make().query(history, TOOLS))[-1].message.content == "Use replay."  # type: ignore[union-attr]
-    assert chat_server.requests[0]["messages"][2]["content"] is None
+    sent = chat_server.requests[0]["messages"]
+    assert sent[2]["content"] == ""  # llama-cpp-python refuses null; OpenAI takes ""
+    assert sent[3] == {"role": "tool", "content": "traces.md:1-3", "tool_call_id": "call_a"}
 
 
 def test_strict_server_rejects_unanswered_tool_calls(
@@ -199,9 +201,15 @@ def test_strict_server_rejects_unanswered_tool_calls(
 
 def test_validate_matches_tool_messages_to_calls() -> None:
     call = {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
-    asked = {"role": "assistant", "content": None, "tool_calls": [call]}
+    asked = {"role": "assistant", "content": "", "tool_calls": [call]}
     answer = {"role": "tool", "tool_call_id": "a", "content": "x"}
     assert validate([{"role": "user", "content": "q"}, asked, answer]) is None
+    assert validate([{**asked, "content": None}, answer]) == (
+        "messages[0].content: Input should be a valid string"
+    )
+    assert validate([asked, {**answer, "name": "f"}]) == (
+        "messages[1]: extra inputs are not permitted: ['name']"
+    )
     assert validate([asked]) == "tool_call_ids ['a'] have no tool response message"
     assert validate([asked, answer, answer]) == (
         "messages[2]: a tool message must answer a preceding tool call; no pending tool_call_id 'a'"

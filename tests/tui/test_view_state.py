@@ -327,3 +327,31 @@ def test_a_reply_cut_short_is_markdown_and_the_last_answer_stays() -> None:
     assert ended.answer is None and ended.last_answer == "**Five** seconds."
     assert not any(e.partial for e in answered.entries if isinstance(e, TurnEntry))
     assert ViewState().last_answer is None
+
+
+def test_token_counters_move_while_a_reply_streams_and_the_servers_usage_replaces_them() -> None:
+    from agent.events import ModelReplied
+    from tui.render import tokens
+
+    state = reduce_all(
+        [
+            RunStarted(question="q", model="m", max_steps=8),
+            ModelRequested(step=1, n_messages=2),
+            ModelReplied(step=1, usage=Usage(100, 10), total=Usage(100, 10), duration_s=1.0),
+            ModelRequested(step=2, n_messages=4),
+        ]
+    )
+    assert tokens(state.usage) == "100 in + 10 out = 110 tokens"
+    moving = []
+    for piece in ("Run ", "`docsagent", " replay", "`."):
+        state = reduce(state, TextDelta(step=2, text=piece))
+        moving.append(tokens(state.usage))
+    assert moving == [
+        "≈100 in + 11 out = ≈111 tokens",
+        "≈100 in + 14 out = ≈114 tokens",
+        "≈100 in + 16 out = ≈116 tokens",
+        "≈100 in + 17 out = ≈117 tokens",
+    ]
+    total = Usage(300, 25)
+    state = reduce(state, ModelReplied(step=2, usage=Usage(200, 15), total=total, duration_s=2.0))
+    assert tokens(state.usage) == "300 in + 25 out = 325 tokens"  # the server's count, exact

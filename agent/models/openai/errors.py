@@ -25,6 +25,27 @@ MAX_RETRY_AFTER_S = 30.0
 
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 
+# What servers say when the request itself is wrong, whatever status they send it with
+# (llama-cpp-python answers pydantic validation errors with a 500): retrying cannot help.
+_INVALID = re.compile(
+    r"validation error|input should be|field required|extra inputs are not permitted"
+    r"|invalid_request_error|invalid request",
+    re.IGNORECASE,
+)
+# What servers say when the conversation does not fit their context.
+_OVERFLOW = re.compile(
+    r"context length|context window|context size|maximum context|exceeds? the context"
+    r"|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+
+
+def invalid_request(exc: Any) -> bool:
+    """Whether a failed request's body says the request was invalid (so: no retry)."""
+    body = getattr(exc, "body", None)
+    text = json.dumps(body) if isinstance(body, (dict, list)) else str(body or "")
+    return bool(_INVALID.search(text[:4000]) or _OVERFLOW.search(text[:4000]))
+
 
 def endpoint_of(base_url: str) -> str:
     """The scheme, host and port of `base_url`, for display (no path, no credentials)."""
@@ -86,6 +107,12 @@ def scrub(text: str, api_key: str) -> str:
     return text
 
 
+def rejects_stream_options(exc: Any) -> bool:
+    """Whether an older server refused the request for its `stream_options`."""
+    status = getattr(exc, "status_code", None)
+    return status in (400, 422) and "stream_options" in str(getattr(exc, "body", ""))
+
+
 def retry_reason(exc: Any, received: bool) -> str | None:
     """Why `exc` is worth retrying (429, 5xx, a dropped connection), or None."""
     import openai
@@ -94,7 +121,7 @@ def retry_reason(exc: Any, received: bool) -> str | None:
         status = exc.status_code
         if status == 429:
             return "rate limited (429)"
-        if status >= 500:
+        if status >= 500 and not invalid_request(exc):
             return f"server error ({status})"
         return None
     if received or not isinstance(exc, openai.APIConnectionError):
@@ -149,7 +176,18 @@ def _translate(exc: Any, ctx: Context) -> errors.ModelError:
 
     host = endpoint_of(ctx.base_url)
     if isinstance(exc, openai.APIStatusError):
-        return _for_status(exc.status_code, server_message(exc, ctx.api_key), ctx)
+        message = server_message(exc, ctx.api_key)
+        if _OVERFLOW.search(message):
+            return errors.BadRequestError(
+                f"the conversation does not fit the context of {host} ({exc.status_code}): "
+                f"{message}",
+                fields=("context",),
+            )
+        if exc.status_code >= 500 and invalid_request(exc):
+            return errors.BadRequestError(
+                f"{host} rejected the request as invalid ({exc.status_code}): {message}"
+            )
+        return _for_status(exc.status_code, message, ctx)
     if isinstance(exc, openai.APITimeoutError):
         from agent.models.openai.transport import DeadlineExceeded
 

@@ -46,7 +46,7 @@ class ToolCallAssembler:
         call_id = getattr(fragment, "id", None) or ""
         function = getattr(fragment, "function", None)
         name = getattr(function, "name", None) or ""
-        arguments = getattr(function, "arguments", None) or ""
+        arguments = arguments_text(getattr(function, "arguments", None))
         call = self._slot(index if isinstance(index, int) else None, call_id, name)
         if call_id and not call.id:
             call.id = call_id
@@ -94,6 +94,11 @@ class StreamAssembler:
         self.size = 0
         """Characters of text and tool-call arguments so far."""
 
+    @property
+    def empty(self) -> bool:
+        """Whether no text and no tool call has arrived."""
+        return not self.text and not self.tools.calls
+
     def feed(self, chunk: Any) -> str:
         """Take one chunk; return its text (empty if it brought none)."""
         if not hasattr(chunk, "choices"):
@@ -107,7 +112,7 @@ class StreamAssembler:
         text = ""
         for choice in choices[:1]:  # we ask for one choice; ignore any others
             delta = getattr(choice, "delta", None)
-            for fragment in getattr(delta, "tool_calls", None) or ():
+            for fragment in _tool_calls(delta):
                 self.tools.add(fragment)
                 arguments = getattr(getattr(fragment, "function", None), "arguments", None)
                 self.size += len(arguments) if isinstance(arguments, str) else 0
@@ -118,6 +123,25 @@ class StreamAssembler:
             if getattr(choice, "finish_reason", None):
                 self.finish_reason = str(choice.finish_reason)
         return text
+
+    def unfinished(self, endpoint: str) -> str | None:
+        """Once the stream has ended: why to ask again without streaming, or None.
+
+        A stream with nothing in it and no finish is what servers that cannot stream this
+        reply send; one with text but neither a finish nor the usage that closes a stream
+        was cut off (ProtocolError).
+        """
+        if self.finish_reason is not None:
+            return None
+        if self.empty:
+            return f"{endpoint} ended a streamed reply with nothing in it"
+        if self.usage is None and not self.tools.calls:
+            raise ProtocolError(
+                f"{endpoint} ended the stream before the reply was finished (no finish "
+                "reason); a server that runs one request at a time ends a stream when "
+                "another request arrives"
+            )
+        return None
 
     def reply(
         self, messages: Sequence[Message], tools: Sequence[ToolSchema], new_id: Callable[[], str]
@@ -144,9 +168,9 @@ def reply_from_completion(
         (
             getattr(call, "id", None) or "",
             getattr(getattr(call, "function", None), "name", None) or "",
-            getattr(getattr(call, "function", None), "arguments", None) or "",
+            arguments_text(getattr(getattr(call, "function", None), "arguments", None)),
         )
-        for call in getattr(message, "tool_calls", None) or ()
+        for call in _tool_calls(message)
     ]
     finish = getattr(choice, "finish_reason", None)
     usage = getattr(completion, "usage", None)
@@ -169,7 +193,7 @@ def build_reply(
         )
         for call_id, name, arguments in calls
     )
-    if tool_calls and finish_reason in (None, "stop"):
+    if tool_calls and finish_reason in (None, "stop", "function_call"):
         finish_reason = "tool_calls"  # some providers say "stop" (or nothing) with tool calls
     message = Message(role="assistant", content=text or None, tool_calls=tool_calls)
     prompt = _count(getattr(usage, "prompt_tokens", None))
@@ -194,6 +218,51 @@ def _count(value: Any) -> int | None:
     if isinstance(value, float) and not value.is_integer():  # NaN and infinities too
         return None
     return int(value) if 0 <= value <= MAX_COUNT else None
+
+
+def arguments_text(arguments: Any) -> str:
+    """A call's arguments as JSON text: some servers send them as an object, not a string."""
+    if arguments is None:
+        return ""
+    if isinstance(arguments, str):
+        return arguments
+    try:
+        return json.dumps(arguments, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+@dataclass(frozen=True)
+class _Function:
+    name: Any
+    arguments: Any
+
+
+@dataclass(frozen=True)
+class _LegacyCall:
+    """A legacy `function_call` read as a tool call (no id: one is made up)."""
+
+    function: _Function
+    index: int = 0
+    id: None = None
+
+
+def _tool_calls(delta_or_message: Any) -> list[Any]:
+    """The tool calls of a delta or message; a legacy `function_call` when there are none."""
+    calls = getattr(delta_or_message, "tool_calls", None)
+    if calls:
+        return list(calls)
+    legacy = getattr(delta_or_message, "function_call", None)
+    if legacy is None:
+        extra = getattr(delta_or_message, "model_extra", None) or {}
+        legacy = extra.get("function_call") if isinstance(extra, dict) else None
+    if legacy is None:
+        return []
+    name = legacy.get("name") if isinstance(legacy, dict) else getattr(legacy, "name", None)
+    arguments = (
+        legacy.get("arguments") if isinstance(legacy, dict) else getattr(legacy, "arguments", None)
+    )
+    return [_LegacyCall(_Function(name, arguments))]
 
 
 def _text_of(delta_or_message: Any) -> str:
