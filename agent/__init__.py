@@ -46,6 +46,7 @@ from agent.loop import SYSTEM_PROMPT, Agent
 from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
 from agent.observation import RunResult, truncate
+from agent.outcome import Outcome, is_decline, run_outcome
 from agent.pricing import estimate_cost, parse_prices
 from agent.search import DocsIndex, Hit, IndexReport
 from agent.session import Session
@@ -75,7 +76,7 @@ from agent.traces import TraceSummary, recent_traces
 if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below imports these
     from agent.eval.questions import Evidence, Question, evidence_problems, load_questions
     from agent.eval.runner import EvalRun, eval_trace_dir, run_questions
-    from agent.eval.scoring import QuestionResult, Summary, is_decline, score, summarise
+    from agent.eval.scoring import QuestionResult, Summary, score, summarise
     from agent.export import FORMATS as EXPORT_FORMATS
     from agent.export import export as export_trace
     from agent.rerun import RerunReport
@@ -92,7 +93,6 @@ _ON_FIRST_USE = {
     "eval_trace_dir": ("agent.eval.runner", "eval_trace_dir"),
     "evidence_problems": ("agent.eval.questions", "evidence_problems"),
     "export_trace": ("agent.export", "export"),
-    "is_decline": ("agent.eval.scoring", "is_decline"),
     "load_questions": ("agent.eval.questions", "load_questions"),
     "rerun_trace": ("agent.rerun", "rerun"),
     "run_questions": ("agent.eval.runner", "run_questions"),
@@ -143,6 +143,7 @@ __all__ = [
     "ModelReplied",
     "ModelRequested",
     "OFFLINE",
+    "Outcome",
     "Question",
     "QuestionResult",
     "Reply",
@@ -197,6 +198,7 @@ __all__ = [
     "read_trace",
     "recent_traces",
     "rerun_trace",
+    "run_outcome",
     "run_questions",
     "score",
     "search_docs",

@@ -31,8 +31,9 @@ from agent import (
     Totals,
     Usage,
     find_citations,
+    run_outcome,
 )
-from tui.outcomes import NoticeLevel, ending_notice
+from tui.outcomes import NoticeLevel, answer_note, ending_notice
 from tui.persistent import Log, TextParts
 
 RunState = Literal[
@@ -40,6 +41,8 @@ RunState = Literal[
     "thinking",
     "running tool",
     "answered",
+    "declined",
+    "read_nothing",
     "cancelled",
     "error",
     "max_steps",
@@ -314,23 +317,22 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
         )
         last = state.entries[-1]
     if event.stop_reason == "answered" and event.answer is not None:
-        unread = _unread(event.answer, state.results)
+        # Only the run's events are at hand (a replay may have no docs), so this checks
+        # what was read, not whether the lines exist today: that is `docsagent rerun`'s work.
+        citations = find_citations(event.answer, None, state.results)
+        unread = tuple(c.label for c in citations if not c.read)
+        outcome = run_outcome(event, citations)
+        state = replace(state, run=outcome)
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
-            return _set_turn(state, replace(last, answer=True, partial=False, unread=unread))
-        answer = TurnEntry(
-            stats.steps, TextParts(event.answer), streaming=False, answer=True, unread=unread
-        )
-        return _add(state, answer)
+            state = _set_turn(state, replace(last, answer=True, partial=False, unread=unread))
+        else:
+            answer = TurnEntry(
+                stats.steps, TextParts(event.answer), streaming=False, answer=True, unread=unread
+            )
+            state = _add(state, answer)
+        note = answer_note(outcome)
+        return _add(state, NoticeEntry(*note)) if note else state
     return _add(state, NoticeEntry(*ending_notice(event.stop_reason, event.error)))
-
-
-def _unread(answer: str, results: Log[ToolCallFinished]) -> tuple[str, ...]:
-    """The answer's citations of lines none of the run's results showed.
-
-    Only the run's events are at hand (a replay may have no docs), so this checks what
-    was read, not whether the lines exist today: that is `docsagent rerun`'s work.
-    """
-    return tuple(c.label for c in find_citations(answer, None, results) if not c.read)
 
 
 def _compacted(state: ViewState, event: ContextCompacted) -> ViewState:

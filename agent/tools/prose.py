@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.rules_inline.backticks import backtick
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
 
 _LINE_BREAK = re.compile(r"\r\n?|\n")  # what markdown-it's normalising counts as one
 _INLINE_RULES = ["text", "newline", "escape", "backticks", "autolink", "html_inline", "entity"]
@@ -57,6 +57,8 @@ def _outside_code(parser: MarkdownIt, text: str, first: int, end: int) -> list[t
 
 def _code_span(state: StateInline, silent: bool) -> bool:
     """markdown-it's backtick rule, noting where each code span it finds stands."""
+    from markdown_it.rules_inline.backticks import backtick
+
     start, before = state.pos, len(state.tokens)
     if not backtick(state, silent):
         return False
@@ -67,6 +69,8 @@ def _code_span(state: StateInline, silent: bool) -> bool:
 
 @functools.cache
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # here: `docsagent --help` need not import it
+
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
     parser.core.ruler.disable(["inline", "text_join"])  # blocks only: spans come per block
     parser.inline.ruler.at("backticks", _code_span)
