@@ -32,10 +32,7 @@ class Outcome:
     exit_code: int
 
 
-TOOLS_HINT = (
-    "the model or server may not support tools: see the manual's providers.md "
-    "(A model that never calls a tool)"
-)
+TOOLS_HINT = "the model or server may not support tools (see providers.md in the manual)"
 """Said when a model answered without calling any of the tools it was offered."""
 
 OUTCOMES: dict[str, Outcome] = {
@@ -108,4 +105,4 @@ def answer_note(outcome: str) -> tuple[str, NoticeLevel] | None:
     if outcome not in ANSWER_OUTCOMES:
         return None
     text, level = ending_notice(outcome, None)
-    return (f"{text} ({TOOLS_HINT})" if outcome == "read_nothing" else text), level
+    return (f"{text}; {TOOLS_HINT}" if outcome == "read_nothing" else text), level

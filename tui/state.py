@@ -33,7 +33,7 @@ from agent import (
     find_citations,
     run_outcome,
 )
-from tui.outcomes import NoticeLevel, answer_note, ending_notice
+from tui.outcomes import NoticeLevel, ending_notice
 from tui.persistent import Log, TextParts
 
 RunState = Literal[
@@ -95,6 +95,8 @@ class TurnEntry:
     answer: bool = False
     unread: tuple[str, ...] = ()
     """The answer's citations (`path:start-end`) of lines the run's results never showed."""
+    outcome: str = "answered"
+    """How the answer turned out (`agent.run_outcome`): answered, declined, read_nothing."""
     partial: bool = False  # a reply cut short (cancelled, failed, interrupted) mid-stream
 
     @property
@@ -324,14 +326,17 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
         outcome = run_outcome(event, citations)
         state = replace(state, run=outcome)
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
-            state = _set_turn(state, replace(last, answer=True, partial=False, unread=unread))
-        else:
-            answer = TurnEntry(
-                stats.steps, TextParts(event.answer), streaming=False, answer=True, unread=unread
-            )
-            state = _add(state, answer)
-        note = answer_note(outcome)
-        return _add(state, NoticeEntry(*note)) if note else state
+            done = replace(last, answer=True, partial=False, unread=unread, outcome=outcome)
+            return _set_turn(state, done)
+        answer = TurnEntry(
+            stats.steps,
+            TextParts(event.answer),
+            streaming=False,
+            answer=True,
+            unread=unread,
+            outcome=outcome,
+        )
+        return _add(state, answer)
     return _add(state, NoticeEntry(*ending_notice(event.stop_reason, event.error)))
 
 

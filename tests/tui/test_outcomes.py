@@ -9,7 +9,7 @@ import pytest
 from agent import RunFinished, RunStarted, RunStats, StopReason, ToolCallFinished, ToolCallStarted
 from tui.outcomes import OUTCOMES, ending_notice, outcome_label
 from tui.printer import summary_line
-from tui.render import run_label
+from tui.render import answer_notes, run_label
 from tui.state import NoticeEntry, RunState, TurnEntry, ViewState, cut_short, reduce, reduce_all
 
 
@@ -78,9 +78,10 @@ def test_a_decline_shows_as_a_decline_in_the_header_transcript_and_summary() -> 
     events = answered("The docs do not seem to cover bread.", read=True)
     state = reduce_all(events)  # type: ignore[arg-type]
     assert state.run == "declined" and run_label(state.run).plain == "● declined"
-    assert isinstance(state.entries[-2], TurnEntry) and state.entries[-2].answer
-    assert state.entries[-1] == NoticeEntry(
-        "declined: the answer cites none of the docs (they do not seem to cover this)", "info"
+    answer = state.entries[-1]
+    assert isinstance(answer, TurnEntry) and answer.answer and answer.outcome == "declined"
+    assert answer_notes((), answer.outcome).plain == (
+        "declined: the answer cites none of the docs (they do not seem to cover this)"
     )
     finished = events[-1]
     assert isinstance(finished, RunFinished)
@@ -89,14 +90,17 @@ def test_a_decline_shows_as_a_decline_in_the_header_transcript_and_summary() -> 
     assert "· model offline" in line
     cited = reduce_all(answered("It is guide.md:3.", read=True))  # type: ignore[arg-type]
     assert cited.run == "answered" and isinstance(cited.entries[-1], TurnEntry)
+    assert answer_notes((), "answered").plain == ""
 
 
 def test_an_answer_that_read_nothing_says_so_and_points_at_the_providers_page() -> None:
     state = reduce_all(answered("Use fetch() (guide.md:3).", read=False))  # type: ignore[arg-type]
     assert state.run == "read_nothing"
     assert run_label(state.run).plain == "● answered without reading the docs"
-    note = state.entries[-1]
-    assert isinstance(note, NoticeEntry) and note.level == "warning"
-    assert note.text.startswith("answered without reading the docs: the model called no tool (")
-    assert "may not support tools" in note.text and "providers.md" in note.text
+    answer = state.entries[-1]
+    assert isinstance(answer, TurnEntry) and answer.outcome == "read_nothing"
+    note = answer_notes(("guide.md:3",), answer.outcome).plain.splitlines()
+    assert note[0].startswith("answered without reading the docs: the model called no tool; ")
+    assert "may not support tools" in note[0] and "providers.md" in note[0]
+    assert note[1] == "⚠ cites guide.md:3, which this run never read"
     assert [OUTCOMES[o].exit_code for o in ("declined", "read_nothing")] == [0, 0]
