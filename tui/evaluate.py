@@ -24,6 +24,7 @@ from agent import (
     summarise,
 )
 from tui.eval_report import eval_json, results_table, summary_lines
+from tui.outcomes import TOOLS_HINT
 from tui.printer import preview
 from tui.terminal import visible
 
@@ -122,6 +123,9 @@ def evaluate(
         err.write(f"docsagent: interrupted (traces so far: {traces})\n")
         return EXIT_INTERRUPTED
     summary = summarise(results)
+    answered = sum(r.stop_reason == "answered" for r in results)
+    if answered and summary.read_nothing == answered:
+        err.write(f"docsagent: no question's run called a tool: {TOOLS_HINT}\n")
     if as_json:
         report = eval_json(
             results,
@@ -130,6 +134,7 @@ def evaluate(
             docs=config.docs,
             model=config.model,
             traces=traces,
+            endpoint=config.endpoint,
         )
         out.write(json.dumps(report, ensure_ascii=False) + "\n")
     else:
