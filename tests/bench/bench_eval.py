@@ -40,6 +40,7 @@ from agent import (  # noqa: E402
     score,
     summarise,
 )
+from tests.bench.answer_checks import AnswerChecks, check_answers  # noqa: E402
 from tests.bench.bm25 import BM25  # noqa: E402
 from tests.eval.sets import chosen, drift, locate, question_file  # noqa: E402
 
@@ -200,6 +201,7 @@ def main() -> int:
     print(f"{'':<14}{'offline model':<{len(SIDE)}}| {top}")
     print(HEADER)
     totals = []
+    answers: list[AnswerChecks] = []
     with tempfile.TemporaryDirectory() as traces:
         for name in names:
             if name not in found:
@@ -211,6 +213,7 @@ def main() -> int:
                 print(f"{name:<8} skipped: the evidence does not fit these docs: {problems[0]}")
                 continue
             report = offline_eval(question_file(name), found[name], Path(traces))
+            answers.append(check_answers(name, report, found[name]))
             summary = report["summary"]
             assert isinstance(summary, dict)
             bm25, built, readable = baseline(questions, found[name])
@@ -248,7 +251,10 @@ def main() -> int:
             f"{timing.startup * 1000:.0f} ms (ask --help) + "
             f"{timing.after_startup * 1000:.0f} ms after start-up (target < 150 ms)"
         )
-    return 0
+    print()
+    for checked in answers:
+        print(checked.line())
+    return 0 if all(checked.met for checked in answers) else 1
 
 
 if __name__ == "__main__":
