@@ -93,6 +93,8 @@ def citation_spans(answer: str) -> list[tuple[int, int, str]]:
 
 def _cited(answer: str) -> Iterator[tuple[re.Match[str], str, int, int]]:
     """Each citation's match in the answer's prose, path (without `./`), first and last line."""
+    if not CITATION.search(answer):
+        return  # nothing that looks like one: no need to parse the Markdown
     for first, end in prose_ranges(answer):
         for match in CITATION.finditer(answer, first, end):
             start = line_number(match["start"])

@@ -44,6 +44,8 @@ def prose_ranges(text: str) -> list[tuple[int, int]]:
 
 def _outside_code(parser: MarkdownIt, text: str, first: int, end: int) -> list[tuple[int, int]]:
     """The block `text[first:end]` without its inline code spans."""
+    if text.find("`", first, end) < 0:
+        return [(first, end)]  # no code span: most blocks, and the inline pass costs
     env: dict[str, Any] = {"code": []}
     parser.inline.parse(text[first:end], parser, env, [])
     ranges, at = [], first
