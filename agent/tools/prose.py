@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 _LINE_BREAK = re.compile(r"\r\n?|\n")  # what markdown-it's normalising counts as one
 _INLINE_RULES = ["text", "newline", "escape", "backticks", "autolink", "html_inline", "entity"]
 """The inline rules that decide where a code span starts: escapes, links' <…> and HTML win."""
+_PLAIN = re.compile(r"[^`\\<&\n]+")
+"""A run no kept rule starts in: markdown-it's own text rule stops at every punctuation
+mark, which made the inline pass cost more than a whole parse."""
 
 
 def prose_ranges(text: str) -> list[tuple[int, int]]:
@@ -57,6 +60,17 @@ def _outside_code(parser: MarkdownIt, text: str, first: int, end: int) -> list[t
     return [(a, b) for a, b in ranges if b > a]
 
 
+def _plain(state: StateInline, silent: bool) -> bool:
+    """Skip text up to the next character a kept rule starts with."""
+    found = _PLAIN.match(state.src, state.pos, state.posMax)
+    if found is None:
+        return False
+    if not silent:
+        state.pending += found.group()
+    state.pos = found.end()
+    return True
+
+
 def _code_span(state: StateInline, silent: bool) -> bool:
     """markdown-it's backtick rule, noting where each code span it finds stands."""
     from markdown_it.rules_inline.backticks import backtick
@@ -75,6 +89,7 @@ def _parser() -> MarkdownIt:
 
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
     parser.core.ruler.disable(["inline", "text_join"])  # blocks only: spans come per block
+    parser.inline.ruler.at("text", _plain)
     parser.inline.ruler.at("backticks", _code_span)
     parser.inline.ruler.enableOnly(_INLINE_RULES)
     parser.inline.ruler2.enableOnly(["fragments_join"])

@@ -1,9 +1,10 @@
 """Finding an answer's citations in its prose, on big and hostile answers (`make bench`).
 
 `find_citations` parses the answer's Markdown (markdown-it-py) to leave out code and
-quotes. A 200 KB answer must take well under a second (target 0.5 s); each shape is
-timed at 200 KB and at 800 KB: linear time costs about 4x, anything that rescans
-costs about 16x (target < 8x).
+quotes. Measured in one run, as ratios (the machine's load moves absolute times): at
+200 KB it costs no more than 1.5x one markdown-it parse of the same answer (which
+showing the answer as Markdown costs anyway); and each shape timed at 200 KB and at
+800 KB costs about 4x when linear, about 16x when it rescans (target < 8x).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from markdown_it import MarkdownIt
 
 from agent.tools.citations import find_citations
 
@@ -35,15 +37,24 @@ def seconds(text: str) -> float:
     return time.perf_counter() - started
 
 
+def parse_seconds(text: str) -> float:
+    parser = MarkdownIt("commonmark").enable("table")
+    started = time.perf_counter()
+    parser.parse(text)
+    return time.perf_counter() - started
+
+
 @pytest.mark.parametrize("name", UNITS)
 def test_citations_are_found_in_linear_time(name: str) -> None:
     unit = UNITS[name]
     head = "| a | b |\n|---|---|\n" if name == "table rows" else ""
-    small = seconds(head + unit * (200_000 // len(unit)))
+    text = head + unit * (200_000 // len(unit))
+    small = seconds(text)
+    parse = parse_seconds(text)
     large = seconds(head + unit * (800_000 // len(unit)))
     print(
-        f"\ncitations in {name}: 200 KB {small:.3f} s (target < 0.5 s), "
-        f"800 KB {large:.3f} s, ratio {large / small:.1f} (target < 8)"
+        f"\ncitations in {name}: 200 KB {small:.3f} s = {small / parse:.2f}x one markdown-it "
+        f"parse (target < 1.5x); 800 KB {large:.3f} s, ratio {large / small:.1f} (target < 8)"
     )
-    assert small < 0.5
+    assert small / parse < 1.5
     assert large / small < 8
