@@ -84,7 +84,8 @@ def baseline(questions: list[Question], docs: Path) -> tuple[Summary, float, int
         )
         citations = [Citation(path, start, end, True) for path, start, end in top]
         answer = ", ".join(f"{p}:{a}-{b}" for p, a, b in top) or None
-        finished = Totals().finish("answered", elapsed_s=0.0, answer=answer or "nothing found")
+        searched = Totals(tool_calls=1)  # it searched: an answer that read, not one that did not
+        finished = searched.finish("answered", elapsed_s=0.0, answer=answer or "nothing found")
         results.append(score(question, finished, citations))
     return summarise(results), built, readable
 
