@@ -36,7 +36,7 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
     )
     from agent.eval.questions import Evidence, Question, evidence_problems, load_questions
     from agent.eval.runner import EvalRun, eval_trace_dir, run_questions
-    from agent.eval.scoring import QuestionResult, Summary, is_decline, score, summarise
+    from agent.eval.scoring import QuestionResult, Summary, score, summarise
     from agent.events import (
         ContextCompacted,
         Event,
@@ -61,6 +61,7 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
     from agent.messages import Message, ToolCall
     from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
     from agent.observation import RunResult, truncate
+    from agent.outcome import Outcome, is_decline, run_outcome
     from agent.pricing import estimate_cost, parse_prices
     from agent.rerun import RerunReport
     from agent.rerun import rerun as rerun_trace
@@ -114,6 +115,7 @@ _ON_FIRST_USE = {
     "ModelNotice": ("agent.events", "ModelNotice"),
     "ModelReplied": ("agent.events", "ModelReplied"),
     "ModelRequested": ("agent.events", "ModelRequested"),
+    "Outcome": ("agent.outcome", "Outcome"),
     "Question": ("agent.eval.questions", "Question"),
     "QuestionResult": ("agent.eval.scoring", "QuestionResult"),
     "Reply": ("agent.models.base", "Reply"),
@@ -160,7 +162,7 @@ _ON_FIRST_USE = {
     "export_trace": ("agent.export", "export"),
     "find_citations": ("agent.tools.citations", "find_citations"),
     "grep_docs": ("agent.tools.docs", "grep_docs"),
-    "is_decline": ("agent.eval.scoring", "is_decline"),
+    "is_decline": ("agent.outcome", "is_decline"),
     "list_docs": ("agent.tools.docs", "list_docs"),
     "load_questions": ("agent.eval.questions", "load_questions"),
     "open_docs": ("agent.config", "open_docs"),
@@ -170,6 +172,7 @@ _ON_FIRST_USE = {
     "read_trace": ("agent.trace", "read_trace"),
     "recent_traces": ("agent.traces", "recent_traces"),
     "rerun_trace": ("agent.rerun", "rerun"),
+    "run_outcome": ("agent.outcome", "run_outcome"),
     "run_questions": ("agent.eval.runner", "run_questions"),
     "score": ("agent.eval.scoring", "score"),
     "search_docs": ("agent.tools.docs", "search_docs"),
@@ -225,6 +228,7 @@ __all__ = [
     "ModelReplied",
     "ModelRequested",
     "OFFLINE",
+    "Outcome",
     "Question",
     "QuestionResult",
     "Reply",
@@ -282,6 +286,7 @@ __all__ = [
     "read_trace",
     "recent_traces",
     "rerun_trace",
+    "run_outcome",
     "run_questions",
     "score",
     "search_docs",

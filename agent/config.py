@@ -88,12 +88,13 @@ class Config:
 
     @property
     def endpoint(self) -> str | None:
-        """The endpoint's scheme, host and port, for display; never the key."""
+        """The endpoint's scheme, host, port and path, for display and the record of a run;
+        never a key, credentials or a query string."""
         if self.is_offline or self.model.startswith("script:"):
             return None
-        from agent.models.openai.errors import endpoint_of
+        from agent.models.openai.errors import display_url
 
-        return endpoint_of(self.base_url or DEFAULT_BASE_URL)
+        return display_url(self.base_url or DEFAULT_BASE_URL)
 
 
 _URL = ("base_url",)  # the field each of check_base_url's errors names

@@ -25,6 +25,7 @@ from agent.events import (
 from agent.markdown import markdown_html
 from agent.markdown_inert import code_span, inert
 from agent.messages import Message
+from agent.outcome import run_outcome
 from agent.tools.citations import find_citations
 from agent.trace import Trace
 
@@ -118,7 +119,7 @@ def _gather(trace: Trace) -> _Run:
     return _Run(question, [steps[n] for n in sorted(steps)], finished)
 
 
-def _outcome(run: _Run) -> str:
+def _outcome(trace: Trace, run: _Run) -> str:
     if run.finished is None:
         return "interrupted (the trace ends before the run did)"
     stats = run.finished.stats
@@ -133,7 +134,9 @@ def _outcome(run: _Run) -> str:
         "repeated": "stopped (a repeated call)",
         "cancelled": "cancelled",
         "error": "failed",
-    }[run.finished.stop_reason]
+        "declined": "declined (the answer cites none of the docs)",
+        "read_nothing": "answered without reading the docs (the model called no tool)",
+    }[run_outcome(run.finished, find_citations(run.finished.answer or "", None, trace.events))]
     return (
         f"{words} after {stats.steps} steps · {stats.tool_calls} tool calls · "
         f"{approx}{tokens.prompt_tokens:,} prompt + {approx}{tokens.completion_tokens:,} "
@@ -180,7 +183,7 @@ def _markdown(trace: Trace, run: _Run) -> str:
     else:
         error = run.finished.error if run.finished else None
         out += [inert(f"No answer{': ' + error if error else ''}."), ""]
-    out += ["## Totals", "", _outcome(run), ""]
+    out += ["## Totals", "", _outcome(trace, run), ""]
     return "\n".join(out)
 
 
@@ -258,7 +261,7 @@ def _html(trace: Trace, run: _Run) -> str:
     else:
         error = run.finished.error if run.finished else None
         body.append(f"<p class=error>No answer{e(': ' + error) if error else ''}.</p>")
-    body.append(f"<h2>Totals</h2><p class=counters>{e(_outcome(run))}</p>")
+    body.append(f"<h2>Totals</h2><p class=counters>{e(_outcome(trace, run))}</p>")
     title = e(run.question[:80])
     return (
         "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.events import Event, RunFinished, ToolCallFinished, ToolCallStarted
-from agent.tools.citations import NUMBERED, READ_HEADER, find_citations, quotes
+from agent.tools.citations import NUMBERED, READ_HEADER, find_citations, line_number, quotes
 from agent.tools.corpus import Corpus, OutsideDocs
 from agent.tools.docs import DocsContext, docs_registry
 from agent.tools.sandbox import Unreadable
@@ -152,7 +152,7 @@ def _lines_seen(events: Sequence[Event]) -> dict[str, dict[int, str]]:
             shown = seen.setdefault(header["path"], {})
             for line in lines[1:]:
                 if match := NUMBERED.match(line):
-                    shown[int(match["n"])] = line[match.end() :]
+                    shown[line_number(match["n"])] = line[match.end() :]
     return seen
 
 

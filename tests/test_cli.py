@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ def docs(tmp_path: Path) -> Path:
     return root
 
 
-def script(tmp_path: Path, turns: list[dict[str, object]]) -> str:
+def script(tmp_path: Path, turns: Sequence[Mapping[str, object]]) -> str:
     path = tmp_path / "script.json"
     path.write_text(json.dumps(turns))
     return f"script:{path}"
@@ -275,7 +276,8 @@ def test_a_blank_llm_key_does_not_hide_the_openai_key() -> None:
     from tui.options import Options, make_config
 
     config, notice = make_config(Options(), {"LLM_API_KEY": " ", "OPENAI_API_KEY": "sk-x"})
-    assert (config.api_key, config.model, notice) == ("sk-x", "gpt-4o-mini", None)
+    assert (config.api_key, config.model) == ("sk-x", "gpt-4o-mini")
+    assert notice == "docsagent: using gpt-4o-mini at api.openai.com because OPENAI_API_KEY is set"
 
 
 def test_ask_warns_about_a_citation_of_lines_the_run_never_read(docs: Path, tmp_path: Path) -> None:
@@ -384,3 +386,34 @@ def test_the_cache_folder_comes_from_the_environment() -> None:
     assert make_config(Options(), xdg)[0].cache_dir == Path("/x/cache/docsagent")
     ours = {**xdg, "DOCSAGENT_CACHE_DIR": "~/idx"}
     assert make_config(Options(), ours)[0].cache_dir == home / "idx"
+
+
+def test_a_decline_is_named_in_the_summary_the_json_and_replay_print(
+    docs: Path, tmp_path: Path
+) -> None:
+    turns: list[dict[str, object]] = [TURNS[0], {"content": "The docs do not cover bread."}]
+    code, out, err = ask(
+        "Bread?", "--docs", str(docs), "--model", script(tmp_path, turns), "--json"
+    )
+    assert code == 0  # a decline is a run that worked: tell it apart with `outcome`
+    data = json.loads(out)
+    assert (data["outcome"], data["declined"], data["stop_reason"]) == (
+        "declined",
+        True,
+        "answered",
+    )
+    assert data["model"] == "script:script.json" and data["endpoint"] is None
+    summary = err.splitlines()[1]
+    assert summary.startswith("declined after 2 steps · 1 tool call · ")
+    assert " · model script:script.json · trace: " in summary
+    result = CliRunner().invoke(app, ["replay", "--print", data["trace"]])
+    assert result.exit_code == 0
+    assert result.stderr.splitlines()[1] == summary.split(" · trace: ")[0]
+
+
+def test_the_endpoint_recorded_is_host_and_path_without_credentials_or_query() -> None:
+    from agent import Config
+
+    config = Config(model="m", base_url="https://user:sk-secret@llm.example.com:8443/v1?key=sk-q")
+    assert config.endpoint == "https://llm.example.com:8443/v1"
+    assert Config(model="offline").endpoint is None

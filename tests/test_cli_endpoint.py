@@ -331,3 +331,62 @@ def test_the_tui_and_every_command_refuse_a_malformed_base_url(url: str) -> None
         app, ["ask", "How?"], env={"LLM_API_KEY": KEY, "LLM_BASE_URL": None, "OPENAI_BASE_URL": url}
     )
     assert result.exit_code == 2 and result.stderr.startswith("docsagent: bad base URL: ")
+
+
+def test_json_records_the_model_and_the_endpoint_never_a_key(
+    chat_server: ChatServer, docs: Path
+) -> None:
+    chat_server.push(
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}')]), Reply(content=ANSWER)
+    )
+    base = chat_server.base_url
+    result = CliRunner().invoke(
+        app,
+        ["ask", "How?", "--docs", str(docs), "--model", "test-model", "--json",
+         "--base-url", base.replace("://", "://user:sk-in-userinfo@")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["model"], data["endpoint"], data["outcome"]) == ("test-model", base, "answered")
+    assert "sk-in-userinfo" not in result.stdout + result.stderr
+    assert "· model test-model ·" in result.stderr
+
+
+def test_the_openai_fallback_is_said_once(
+    chat_server: ChatServer, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LLM_API_KEY")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.push(
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}')]), Reply(content=ANSWER)
+    )
+    result = CliRunner().invoke(
+        app, ["ask", "How?", "--docs", str(docs), "--base-url", chat_server.base_url]
+    )
+    assert result.exit_code == 0, result.stderr
+    notice = "docsagent: using gpt-4o-mini at 127.0.0.1 because OPENAI_API_KEY is set"
+    assert result.stderr.splitlines().count(notice) == 1
+    assert KEY not in result.stdout + result.stderr
+    monkeypatch.setenv("LLM_API_KEY", "sk-other")  # LLM_* first: nothing to say
+    chat_server.push(
+        Reply(calls=[Call("read_doc", '{"path": "replay.md"}')]), Reply(content=ANSWER)
+    )
+    result = CliRunner().invoke(
+        app, ["ask", "How?", "--docs", str(docs), "--base-url", chat_server.base_url]
+    )
+    assert "because" not in result.stderr
+
+
+def test_an_answer_that_called_no_tool_says_so_and_is_not_a_decline(
+    chat_server: ChatServer, docs: Path
+) -> None:
+    chat_server.push(Reply(content="Use fetch() in JavaScript."))
+    code, out, err = ask(chat_server, docs, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["outcome"], data["declined"]) == ("read_nothing", False)
+    assert "answered without reading the docs after 1 step · 0 tool calls" in err
+    assert (
+        "docsagent: answered without reading the docs: the model called no tool; the model or "
+        "server may not support tools (see providers.md in the manual)"
+    ) in err.splitlines()

@@ -238,7 +238,15 @@ def test_eval_against_an_endpoint_counts_the_servers_tokens(
     assert code == 0, err
     assert len(chat_server.requests) == 3
     report = json.loads(out)
-    assert [r["outcome"] for r in report["results"]] == ["hit", "miss", "answered"]
+    assert (report["model"], report["endpoint"]) == (MODEL, chat_server.base_url)
+    # The server answers at once, calling no tool: answers that read nothing, not declines.
+    assert [r["outcome"] for r in report["results"]] == ["read nothing"] * 3
+    assert [r["declined"] for r in report["results"]] == [False] * 3
+    assert report["summary"]["read_nothing"] == 3
+    assert err.splitlines()[-1] == (
+        "docsagent: no question's run called a tool: the model or server may not support "
+        "tools (see providers.md in the manual)"
+    )
     assert [(r["tokens"], r["tokens_estimated"]) for r in report["results"]] == [(15, False)] * 3
     assert "sk-test-eval" not in out + err
 

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from agent.trace import read_trace
 from tests.cli_support import HTTPX_DOCS, ROOT, ask, needs_httpx
+from tui.cli import app
 
 pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 
@@ -75,3 +77,18 @@ def test_the_samples_work_on_the_bundled_manual() -> None:
     data = json.loads(out)
     assert data["stop_reason"] == "answered"
     assert data["citations"] and all(c["valid"] for c in data["citations"])
+
+
+def test_the_example_a_quoted_passage_shows_is_not_a_citation_and_rerun_holds() -> None:
+    # The manual's rerun section quotes rerun's output, "citation advanced/timeouts.md:3
+    # CHANGED"; the offline model quotes that section: the quote is not the answer citing.
+    code, out, err = ask("How do I change where traces are saved?", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert "advanced/timeouts.md:3" in data["answer"]
+    cited = [c["path"] for c in data["citations"]]
+    assert "advanced/timeouts.md" not in cited and cited
+    assert all(c["valid"] and c["read"] for c in data["citations"])
+    assert "never read" not in err
+    result = CliRunner().invoke(app, ["rerun", data["trace"]])
+    assert result.exit_code == 0, result.stdout

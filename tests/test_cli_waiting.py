@@ -249,5 +249,5 @@ def test_on_one_terminal_lines_fit_and_a_blank_line_sets_the_answer_apart(
     lines = screen(re.sub(rb"\x1b\[[0-9;]*m", b"", data))
     assert all(len(line) <= 60 for line in lines if not line.startswith("trace: ")), lines
     (end,) = [i for i, line in enumerate(lines) if line.startswith("trace: ")]
-    assert lines[end - 1].startswith(("answered after 3 steps", "≈"))
+    assert any(line.startswith("answered after 3 steps") for line in lines[end - 3 : end])
     assert lines[end + 1] == "" and lines[end + 2].startswith("According to replay.md")

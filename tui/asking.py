@@ -12,12 +12,12 @@ import typer
 
 from agent import AgentError
 from tui.options import Options, explain
-from tui.outcomes import OUTCOMES
+from tui.outcomes import OUTCOMES, answer_note
 from tui.signals import Stopped, describe, exit_code
 from tui.terminal import Terminal
 
 if TYPE_CHECKING:  # the core loads when a command runs, not for `--help`
-    from agent import Citation, Corpus, DocsContext, Event, RunFinished, Trace
+    from agent import Citation, Corpus, DocsContext, Event, RunFinished, RunStarted, Trace
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
 
@@ -97,16 +97,23 @@ def report_run(
     signum: int | None = None,
 ) -> None:
     """The summary, the answer (or JSON) and the exit code, from the run's `events`."""
+    from agent import run_outcome
     from tui.printer import fold, summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
-    for line in fold(summary_line(finished, trace), terminal.columns()):
+    citations = checked_citations(finished, events, docs)
+    outcome = run_outcome(finished, citations)
+    started = run_started(events)
+    model = started.model if started else None
+    for line in fold(
+        summary_line(finished, trace, outcome=outcome, model=model), terminal.columns()
+    ):
         terminal.warn(line)
-    code = OUTCOMES[finished.stop_reason].exit_code
+    code = OUTCOMES[outcome].exit_code
     if signum is not None and finished.stop_reason == "cancelled":
         finished = dataclasses.replace(finished, error=describe(signum))
         code = 128 + signum
-    citations = checked_citations(finished, events, docs)
+    note_line(outcome, terminal)
     unread = [c.label for c in citations if c.valid and not c.read]
     if unread:
         listed = ", ".join(unread)
@@ -114,11 +121,25 @@ def report_run(
     if as_json or finished.answer is not None:
         set_apart(terminal)
     if as_json:
-        terminal.say(json.dumps(json_result(finished, trace, citations)))
+        terminal.say(json.dumps(json_result(finished, trace, citations, started)))
     elif finished.answer is not None:
         terminal.answer(finished.answer)
     stop_line(finished, terminal)
     raise typer.Exit(code)
+
+
+def note_line(outcome: str, terminal: Terminal) -> None:
+    """For an answer that read nothing, the line that says so (a decline's summary says it)."""
+    note = answer_note(outcome)
+    if note and note[1] != "info":
+        warn(terminal, f"docsagent: {note[0]}")
+
+
+def run_started(events: list[Event]) -> RunStarted | None:
+    """The run's first event, which names its model and endpoint."""
+    from agent import RunStarted
+
+    return next((e for e in events if isinstance(e, RunStarted)), None)
 
 
 def stop_line(finished: RunFinished, terminal: Terminal) -> None:
@@ -148,14 +169,23 @@ def checked_citations(finished: RunFinished, events: list[Event], docs: Corpus) 
     return find_citations(finished.answer, docs, events) if finished.answer else []
 
 
-def json_result(finished: RunFinished, trace: str | None, citations: list[Any]) -> dict[str, Any]:
-    from agent import is_decline
+def json_result(
+    finished: RunFinished,
+    trace: str | None,
+    citations: list[Any],
+    started: RunStarted | None = None,
+) -> dict[str, Any]:
+    from agent import run_outcome
 
     stats = finished.stats
+    outcome = run_outcome(finished, citations)
     return {
         "answer": finished.answer,
+        "outcome": outcome,
         "stop_reason": finished.stop_reason,
-        "declined": is_decline(finished, citations),
+        "declined": outcome == "declined",
+        "model": started.model if started else None,
+        "endpoint": started.endpoint if started else None,
         "citations": [c.to_dict() for c in citations],
         "stats": {
             "steps": stats.steps,
@@ -173,15 +203,22 @@ def json_result(finished: RunFinished, trace: str | None, citations: list[Any]) 
 
 def print_trace(trace: Trace, terminal: Terminal) -> None:
     """`replay --print`: a saved run's progress lines, summary and answer, as `ask` showed them."""
-    from agent import RunFinished
+    from agent import RunFinished, RunStarted, find_citations, run_outcome
     from tui.printer import ProgressPrinter, fold, summary_line
 
     printer = ProgressPrinter(terminal.warn, width=terminal.columns())
+    events: list[Event] = []
     for event in trace.events:
         printer(event)
+        events = [] if isinstance(event, RunStarted) else events
+        events.append(event)
         if isinstance(event, RunFinished):
-            for line in fold(summary_line(event), terminal.columns()):
+            outcome = run_outcome(event, find_citations(event.answer or "", None, events))
+            started = run_started(events)
+            model = started.model if started else None
+            for line in fold(summary_line(event, outcome=outcome, model=model), terminal.columns()):
                 terminal.warn(line)
+            note_line(outcome, terminal)
             if event.answer is not None:
                 set_apart(terminal)
                 terminal.answer(event.answer)

@@ -17,6 +17,7 @@ STYLES = {
     "miss": "red",
     "false decline": "red",
     "answered": "red",
+    "read nothing": "red",
 }
 
 
@@ -96,6 +97,8 @@ def summary_lines(summary: Summary, traces: Path | None = None) -> list[str]:
         f"{summary.false_declines} false decline{'s' if summary.false_declines != 1 else ''}",
         f"{summary.no_answer} without an answer",
     ]
+    if summary.read_nothing:
+        counts.append(f"{summary.read_nothing} answered without reading the docs")
     if n:
         mark = "≈" if summary.tokens_estimated else ""
         per = [f"{summary.steps / n:.1f} steps", f"{mark}{summary.tokens / n:,.0f} tokens"]
@@ -126,6 +129,7 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
         "decline_rate": _rate(summary.decline_rate),
         "false_declines": summary.false_declines,
         "no_answer": summary.no_answer,
+        "read_nothing": summary.read_nothing,
         "errors": summary.errors,
         "groups": summary.groups,
         "groups_agreeing": summary.groups_agreeing,
@@ -151,6 +155,7 @@ def result_dict(result: QuestionResult) -> dict[str, Any]:
         "outcome": result.outcome,
         "stop_reason": result.stop_reason,
         "declined": result.declined,
+        "read_nothing": result.read_nothing,
         "hit": result.hit,
         "first_hit": result.first_hit,
         "mentioned": list(result.mentioned),
@@ -174,12 +179,14 @@ def eval_json(
     docs: Path,
     model: str,
     traces: Path,
+    endpoint: str | None = None,
 ) -> dict[str, Any]:
     """The whole eval as one JSON object: what ran, the summary, and each question."""
     return {
         "questions": str(questions),
         "docs": str(docs),
         "model": model,
+        "endpoint": endpoint,
         "traces": str(traces),
         "summary": summary_dict(summary),
         "results": [result_dict(r) for r in results],

@@ -25,6 +25,7 @@ from agent import (
 )
 from tui import signals
 from tui.eval_report import eval_json, results_table, summary_lines
+from tui.outcomes import TOOLS_HINT
 from tui.printer import preview
 from tui.terminal import json_line, visible
 
@@ -125,6 +126,9 @@ def evaluate(
         err.write(visible(f"docsagent: {what} (traces so far: {traces})") + "\n")
         return signals.exit_code(exc, EXIT_INTERRUPTED)
     summary = summarise(results)
+    answered = sum(r.stop_reason == "answered" for r in results)
+    if answered and summary.read_nothing == answered:
+        err.write(f"docsagent: no question's run called a tool: {TOOLS_HINT}\n")
     if as_json:
         report = eval_json(
             results,
@@ -133,6 +137,7 @@ def evaluate(
             docs=config.docs,
             model=config.model,
             traces=traces,
+            endpoint=config.endpoint,
         )
         out.write(json_line(report) + "\n")
     else:

@@ -242,9 +242,18 @@ def make_config(
     from agent import Config, default_docs, default_trace_dir
 
     env = os.environ if environ is None else environ
-    keys = (env.get(name, "").strip() for name in ("LLM_API_KEY", "OPENAI_API_KEY"))
-    api_key = next((key for key in keys if key), None)
+    keys = ((name, env.get(name, "").strip()) for name in ("LLM_API_KEY", "OPENAI_API_KEY"))
+    key_from, api_key = next(((name, key) for name, key in keys if key), (None, None))
     model = options.model or env.get("OPENAI_MODEL") or None
+    fallbacks = [
+        name
+        for name, used in (
+            ("OPENAI_API_KEY", key_from == "OPENAI_API_KEY"),
+            ("OPENAI_MODEL", not options.model and model is not None),
+            ("OPENAI_BASE_URL", _from_openai_base_url(options.base_url, env)),
+        )
+        if used
+    ]
     notice = None
     if model is None:
         if api_key is None:
@@ -272,7 +281,24 @@ def make_config(
         cache_dir=cache_dir(env),
         prices=_prices(env.get("DOCSAGENT_PRICES")),
     )
+    if fallbacks and notice is None and config.endpoint:
+        notice = fallback_notice(config, fallbacks)
     return config, notice
+
+
+def _from_openai_base_url(base_url: str | None, env: Mapping[str, str]) -> bool:
+    """Whether `--base-url`'s value came from OPENAI_BASE_URL (LLM_BASE_URL comes first)."""
+    return bool(base_url) and base_url == env.get("OPENAI_BASE_URL") and not env.get("LLM_BASE_URL")
+
+
+def fallback_notice(config: Config, names: list[str]) -> str:
+    """`docsagent: using gpt-4o-mini at api.openai.com because OPENAI_API_KEY is set`."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(config.endpoint or "").hostname or config.endpoint
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+    verb = "is" if len(names) == 1 else "are"
+    return f"docsagent: using {config.model} at {host} because {listed} {verb} set"
 
 
 def history_file(environ: Mapping[str, str] | None = None) -> Path:

@@ -1,4 +1,6 @@
-"""How each way a run can end is shown: one row per stop reason (and for a cut-short trace).
+"""How each way a run can end is shown: one row per stop reason (and for a cut-short trace),
+and one per way an answer can turn out (`agent.run_outcome`: a decline, an answer that
+read nothing).
 
 The header, the trace picker, the line that closes a transcript, `ask`'s summary line
 and its exit code all read this table, so an ending is worded the same everywhere.
@@ -29,6 +31,9 @@ class Outcome:
     level: NoticeLevel = "warning"
     exit_code: int
 
+
+TOOLS_HINT = "the model or server may not support tools (see providers.md in the manual)"
+"""Said when a model answered without calling any of the tools it was offered."""
 
 OUTCOMES: dict[str, Outcome] = {
     "answered": Outcome(
@@ -71,6 +76,24 @@ OUTCOMES: dict[str, Outcome] = {
 }  # fmt: skip
 """By stop reason, and "interrupted" for a trace that ends without its final event."""
 
+ANSWER_OUTCOMES: dict[str, Outcome] = {
+    "declined": Outcome(
+        label="declined", style="bold yellow", summary="declined", notice="declined: {}",
+        detail="the answer cites none of the docs (they do not seem to cover this)",
+        level="info", exit_code=0,
+    ),
+    "read_nothing": Outcome(
+        label="answered without reading the docs", style="bold yellow",
+        summary="answered without reading the docs", notice="{}",
+        detail="answered without reading the docs: the model called no tool", exit_code=0,
+    ),
+}  # fmt: skip
+"""By `agent.run_outcome` for an answer that is not a plain one; shown under the answer.
+
+A decline exits 0 like an answer: the run worked and says the docs do not cover the
+question. `--json`'s `outcome` (or `declined`) tells them apart."""
+OUTCOMES.update(ANSWER_OUTCOMES)
+
 
 def outcome_label(outcome: str) -> str:
     """How a run ended, in words (a stop reason, "interrupted", or as given: "not a trace")."""
@@ -83,3 +106,11 @@ def ending_notice(outcome: str, error: str | None) -> tuple[str, NoticeLevel]:
     row = OUTCOMES[outcome]
     detail = error or row.detail
     return (row.notice.format(detail) if detail else row.label), row.level
+
+
+def answer_note(outcome: str) -> tuple[str, NoticeLevel] | None:
+    """The line under an answer that is a decline or read nothing (None for an answer)."""
+    if outcome not in ANSWER_OUTCOMES:
+        return None
+    text, level = ending_notice(outcome, None)
+    return (f"{text}; {TOOLS_HINT}" if outcome == "read_nothing" else text), level

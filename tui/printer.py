@@ -108,10 +108,17 @@ def tokens_line(stats: RunStats) -> str:
     return f"{mark}{prompt:,} prompt + {mark}{completion:,} completion tokens"
 
 
-def summary_line(event: RunFinished, trace: str | None = None) -> str:
-    """The closing line: how the run ended, steps, tool calls, tokens, time, trace."""
+def summary_line(
+    event: RunFinished,
+    trace: str | None = None,
+    *,
+    outcome: str | None = None,
+    model: str | None = None,
+) -> str:
+    """The closing line: how the run ended (`outcome`, else its stop reason), steps, tool
+    calls, tokens, time, model, trace."""
     stats = event.stats
-    how = OUTCOMES[event.stop_reason].summary
+    how = OUTCOMES[outcome or event.stop_reason].summary
     parts = [
         f"{how} after {stats.steps} step{'s' if stats.steps != 1 else ''}",
         f"{stats.tool_calls} tool call{'s' if stats.tool_calls != 1 else ''}",
@@ -122,6 +129,8 @@ def summary_line(event: RunFinished, trace: str | None = None) -> str:
     if stats.cost_usd is not None:
         parts.append(f"≈${stats.cost_usd:.4f}")
     parts.append(f"{stats.elapsed_s:.1f} s")
+    if model:
+        parts.append(f"model {model}")
     if trace:
         parts.append(f"trace: {trace}")
     return " · ".join(parts)

@@ -15,7 +15,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from agent import ArgumentError, Usage, citation_spans, parse_arguments
-from tui.outcomes import OUTCOMES
+from tui.outcomes import OUTCOMES, answer_note
 from tui.state import Card, NoticeEntry, RunState, SystemEntry, UserEntry, ViewState
 from tui.terminal import visible
 
@@ -133,6 +133,17 @@ def unread_note(labels: tuple[str, ...]) -> Text:
     cited = ", ".join(labels[:-1]) + f" and {labels[-1]}" if len(labels) > 1 else labels[0]
     which = "which this run never read" if len(labels) == 1 else "lines this run never read"
     return Text.assemble(("⚠ ", "bold yellow"), shown(f"cites {cited}, {which}", "yellow"))
+
+
+def answer_notes(unread: tuple[str, ...], outcome: str) -> Text:
+    """The notes under an answer: a decline or an answer that read nothing, unread citations."""
+    notes = []
+    if found := answer_note(outcome):
+        text, level = found
+        notes.append(shown(text, "dim" if level == "info" else "bold yellow"))
+    if unread:
+        notes.append(unread_note(unread))
+    return Text("\n").join(notes)
 
 
 def mark_unread(answer: str, labels: tuple[str, ...]) -> str:

@@ -32,6 +32,7 @@ from agent import (
     Totals,
     Usage,
     find_citations,
+    run_outcome,
 )
 from tui.outcomes import NoticeLevel, ending_notice
 from tui.persistent import Log, TextParts
@@ -43,6 +44,8 @@ RunState = Literal[
     "answered",
     "truncated",
     "empty",
+    "declined",
+    "read_nothing",
     "cancelled",
     "error",
     "max_steps",
@@ -95,6 +98,8 @@ class TurnEntry:
     answer: bool = False
     unread: tuple[str, ...] = ()
     """The answer's citations (`path:start-end`) of lines the run's results never showed."""
+    outcome: str = "answered"
+    """How the answer turned out (`agent.run_outcome`): answered, declined, read_nothing."""
     partial: bool = False  # a reply cut short (cancelled, failed, interrupted) mid-stream
 
     @property
@@ -319,23 +324,25 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
         )
         last = state.entries[-1]
     if event.stop_reason == "answered" and event.answer is not None:
-        unread = _unread(event.answer, state.results)
+        # Only the run's events are at hand (a replay may have no docs), so this checks
+        # what was read, not whether the lines exist today: that is `docsagent rerun`'s work.
+        citations = find_citations(event.answer, None, state.results)
+        unread = tuple(c.label for c in citations if not c.read)
+        outcome = run_outcome(event, citations)
+        state = replace(state, run=outcome)
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
-            return _set_turn(state, replace(last, answer=True, partial=False, unread=unread))
+            done = replace(last, answer=True, partial=False, unread=unread, outcome=outcome)
+            return _set_turn(state, done)
         answer = TurnEntry(
-            stats.steps, TextParts(event.answer), streaming=False, answer=True, unread=unread
+            stats.steps,
+            TextParts(event.answer),
+            streaming=False,
+            answer=True,
+            unread=unread,
+            outcome=outcome,
         )
         return _add(state, answer)
     return _add(state, NoticeEntry(*ending_notice(event.stop_reason, event.error)))
-
-
-def _unread(answer: str, results: Log[ToolCallFinished]) -> tuple[str, ...]:
-    """The answer's citations of lines none of the run's results showed.
-
-    Only the run's events are at hand (a replay may have no docs), so this checks what
-    was read, not whether the lines exist today: that is `docsagent rerun`'s work.
-    """
-    return tuple(c.label for c in find_citations(answer, None, results) if not c.read)
 
 
 def _compacted(state: ViewState, event: ContextCompacted) -> ViewState:

@@ -5,9 +5,9 @@
 - first-citation hit: the same, for the answer's first citation alone (the one a reader
   is shown first);
 - must-mention: the expected terms found in the answer, ignoring case (none in a decline);
-- a decline: the run answered and its answer cites nothing (or its final output says
-  `"declined": true`). docsagent asks every model to cite what it read, so an answer
-  without a citation is one the docs do not back;
+- a decline: the run answered after calling a tool, and its answer cites nothing (or
+  its final output says `"declined": true`), as `agent/outcome.py` defines it; an answer
+  that called no tool read nothing and is not a decline;
 - wording agreement: all wordings of a base question score alike (hit, or declined for
   an unanswerable one).
 """
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from agent.eval.questions import Question
 from agent.events import RunFinished, StopReason
+from agent.outcome import is_decline, run_outcome
 from agent.tools.citations import Citation
 
 HIT_CITATIONS = 3
@@ -38,14 +39,6 @@ def _hit_place(question: Question, citations: Sequence[Citation]) -> int | None:
     return None
 
 
-def is_decline(finished: RunFinished, citations: Sequence[Citation]) -> bool:
-    """Whether an answered run declined: it cites nothing, or its output says it declined."""
-    if finished.stop_reason != "answered":
-        return False
-    flagged = bool(finished.output and finished.output.get("declined") is True)
-    return flagged or not citations
-
-
 @dataclass(frozen=True, kw_only=True)
 class QuestionResult:
     """How one question went: the run's end, its citations and its scores."""
@@ -55,6 +48,8 @@ class QuestionResult:
     answer: str | None
     citations: tuple[Citation, ...]
     declined: bool
+    read_nothing: bool = False
+    """The run answered without calling a tool (not a decline: it never looked)."""
     hit: bool | None
     first_hit: bool | None
     mentioned: tuple[str, ...]
@@ -86,6 +81,8 @@ class QuestionResult:
         """One word or two for tables: hit, miss, declined, false decline, answered, ..."""
         if self.stop_reason != "answered":
             return "no answer" if self.stop_reason in ("max_steps", "budget") else self.stop_reason
+        if self.read_nothing:
+            return "read nothing"
         if not self.question.answerable:
             return "declined" if self.declined else "answered"
         if self.declined:
@@ -102,10 +99,12 @@ def score(
 ) -> QuestionResult:
     """The result of one question's run, its answer's citations checked against the docs."""
     declined = is_decline(finished, citations)
+    read_nothing = run_outcome(finished, citations) == "read_nothing"
     answer = finished.answer if finished.stop_reason == "answered" else None
     hit = first_hit = None
     if question.answerable and question.evidence:
-        place = _hit_place(question, citations) if answer is not None and not declined else None
+        looked = answer is not None and not declined and not read_nothing
+        place = _hit_place(question, citations) if looked else None
         hit, first_hit = place is not None, place == 1
     text = (answer or "").casefold() if not declined else ""
     found = tuple(t for t in question.must_mention if t.casefold() in text)
@@ -116,6 +115,7 @@ def score(
         answer=finished.answer,
         citations=tuple(citations),
         declined=declined,
+        read_nothing=read_nothing,
         hit=hit,
         first_hit=first_hit,
         mentioned=found,
@@ -143,6 +143,8 @@ class Summary:
     declined: int
     false_declines: int
     no_answer: int
+    read_nothing: int = 0
+    """Answers of runs that called no tool."""
     errors: int
     groups: int
     groups_agreeing: int
@@ -191,6 +193,7 @@ def summarise(results: Sequence[QuestionResult]) -> Summary:
         declined=sum(r.declined for r in unanswerable),
         false_declines=sum(r.declined for r in answerable),
         no_answer=sum(r.stop_reason != "answered" for r in results),
+        read_nothing=sum(r.read_nothing for r in results),
         errors=sum(r.stop_reason == "error" for r in results),
         groups=len(worded),
         groups_agreeing=sum(len(set(scores)) == 1 for scores in worded),

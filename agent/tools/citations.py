@@ -1,5 +1,9 @@
 """Citations in an answer (`path:start-end`), checked against the docs and against the run.
 
+A citation is one the answer makes in its own prose: text in code (fenced, indented or
+inline) and in block quotes is what the answer shows, not what it cites (see
+`agent/tools/prose.py`). Line ranges are compared as intervals, whatever their size.
+
 `valid`: the file is a doc and the range lies inside it. `read`: the run's `read_doc` (or
 `search_docs`) results showed those lines. `quoted`: the answer quotes text that stands
 at those lines. The check needs only the run's events, so it works from a saved trace.
@@ -8,12 +12,14 @@ at those lines. The check needs only the run's events, so it works from a saved 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from agent.events import Event, ToolCallFinished
 from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.prose import prose_ranges
 from agent.tools.sandbox import Unreadable
 
 READ_HEADER = re.compile(r"^(?P<path>\S.*?) lines (?P<start>\d+)-(?P<end>\d+) of \d+$")
@@ -21,6 +27,12 @@ NUMBERED = re.compile(r"^\s*(?P<n>\d+)\| ")
 # From a word's start only: tried from every character, a 60,000-character word was quadratic.
 RANGE = re.compile(r"(?<![^\s:`'\"()\[\]])(?P<path>[^\s:`'\"()\[\]]+):(?P<start>\d+)-(?P<end>\d+)")
 MIN_QUOTE = 12  # characters: shorter fragments ("`timeout`") prove nothing
+MAX_LINE = 10**15
+"""Line numbers past this (no doc has so many) are read as this: `int` of a 5,000-digit
+number raises, and nothing is gained by exactness past any doc's end."""
+
+Intervals = list[tuple[int, int]]
+"""Sorted, disjoint, non-adjacent (first, last) line ranges."""
 
 CITATION = re.compile(
     r"(?<![\w/.-])(?P<path>[\w./-]+\.(?:md|markdown|rst|txt|html?)(?:\.gz)?)"
@@ -65,7 +77,7 @@ def find_citations(
             continue
         seen.add((path, start, end))
         text = _text(corpus, path, start, end)
-        read = bool(shown.get(path)) and set(range(start, end + 1)) <= shown[path]
+        read = covers(shown.get(path, []), start, end)
         quoted = text is not None and any(fragment in text for fragment in fragments)
         found.append(Citation(path, start, end, text is not None, read, quoted))
     return found
@@ -81,27 +93,59 @@ def citation_spans(answer: str) -> list[tuple[int, int, str]]:
 
 
 def _cited(answer: str) -> Iterator[tuple[re.Match[str], str, int, int]]:
-    """Each citation's match, path (without `./`), first and last line."""
-    for match in CITATION.finditer(answer):
-        start = int(match["start"])
-        yield match, match["path"].removeprefix("./"), start, int(match["end"] or start)
+    """Each citation's match in the answer's prose, path (without `./`), first and last line."""
+    if not CITATION.search(answer):
+        return  # nothing that looks like one: no need to parse the Markdown
+    for first, end in prose_ranges(answer):
+        for match in CITATION.finditer(answer, first, end):
+            start = line_number(match["start"])
+            last = line_number(match["end"]) if match["end"] else start
+            yield match, match["path"].removeprefix("./"), start, last
 
 
-def lines_read(events: Iterable[Event]) -> dict[str, set[int]]:
-    """The lines each doc showed in the run: numbered `read_doc` lines, `search_docs` ranges."""
-    shown: dict[str, set[int]] = {}
+def line_number(digits: str) -> int:
+    """A line number as written, at most `MAX_LINE`."""
+    return int(digits) if len(digits) < 16 else MAX_LINE
+
+
+def lines_read(events: Iterable[Event]) -> dict[str, Intervals]:
+    """The lines each doc showed in the run, as intervals: numbered `read_doc` lines,
+    `search_docs` ranges."""
+    shown: dict[str, list[tuple[int, int]]] = {}
     for event in events:
         if not isinstance(event, ToolCallFinished) or event.error:
             continue
         lines = event.output.splitlines()
         if event.name == "read_doc" and lines and (header := READ_HEADER.match(lines[0])):
-            numbers = {int(m["n"]) for line in lines[1:] if (m := NUMBERED.match(line))}
-            shown.setdefault(header["path"], set()).update(numbers)
+            found = shown.setdefault(header["path"], [])
+            found += ((n, n) for line in lines[1:] if (n := _numbered(line)) is not None)
         elif event.name == "search_docs":
             for match in RANGE.finditer(event.output):
-                first, last = int(match["start"]), int(match["end"])
-                shown.setdefault(match["path"], set()).update(range(first, last + 1))
-    return shown
+                first, last = line_number(match["start"]), line_number(match["end"])
+                shown.setdefault(match["path"], []).append((first, last))
+    return {path: merged(ranges) for path, ranges in shown.items()}
+
+
+def _numbered(line: str) -> int | None:
+    match = NUMBERED.match(line)
+    return line_number(match["n"]) if match else None
+
+
+def merged(ranges: Iterable[tuple[int, int]]) -> Intervals:
+    """`ranges` as sorted disjoint intervals, touching ones joined (1-3 and 4-5 are 1-5)."""
+    out: Intervals = []
+    for first, last in sorted(r for r in ranges if r[0] <= r[1]):
+        if out and first <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], last))
+        else:
+            out.append((first, last))
+    return out
+
+
+def covers(intervals: Intervals, start: int, end: int) -> bool:
+    """Whether the lines `start` to `end` all lie in `intervals` (from `merged`)."""
+    at = bisect_right(intervals, (start, MAX_LINE + 1)) - 1
+    return at >= 0 and intervals[at][0] <= start and end <= intervals[at][1]
 
 
 def quotes(answer: str) -> list[str]:

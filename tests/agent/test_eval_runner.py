@@ -136,7 +136,8 @@ def test_concurrent_questions_run_at_once_and_come_back_in_question_order(
     )
     results = run_questions([REPLAY, UPGRADE, BREAD], run)
     assert [r.question.id for r in results] == ["replay", "upgrade", "bread"]
-    assert [r.outcome for r in results] == ["hit", "miss", "answered"]
+    # The model answers at once, calling no tool: answers that read nothing.
+    assert [r.outcome for r in results] == ["read nothing"] * 3
 
 
 class HoldsUpgrades:

@@ -3,8 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent.eval.questions import Evidence, Question
-from agent.eval.scoring import QuestionResult, is_decline, score, summarise
+from agent.eval.scoring import QuestionResult, score, summarise
 from agent.events import RunFinished, StopReason, Totals, Usage
+from agent.outcome import is_decline, run_outcome
 from agent.tools.citations import Citation
 
 TIMEOUTS = Question(
@@ -187,3 +188,21 @@ def test_an_empty_summary_has_no_rates() -> None:
     assert summary.questions == 0
     rates = (summary.hit_rate, summary.first_hit_rate, summary.mention_rate)
     assert rates + (summary.decline_rate, summary.agreement) == (None, None, None, None, None)
+
+
+def test_an_answer_that_called_no_tool_read_nothing_and_is_not_a_decline() -> None:
+    unread = Totals(steps=1, usage=Usage(100, 50)).finish(
+        "answered", elapsed_s=0.1, answer="Use fetch() (advanced/timeouts.md:45-61)."
+    )
+    cited = [cite("advanced/timeouts.md", 45, 61)]
+    assert run_outcome(unread, cited) == run_outcome(unread, []) == "read_nothing"
+    assert not is_decline(unread, [])
+    result = score(TIMEOUTS, unread, cited)
+    assert (result.declined, result.read_nothing, result.hit, result.outcome) == (
+        False,
+        True,
+        False,
+        "read nothing",
+    )
+    assert summarise([result]).read_nothing == 1
+    assert score(BREAD, unread, []).passed is False  # an unanswerable one is not declined

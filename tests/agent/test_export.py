@@ -8,6 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.export import FORMATS, export
+from agent.loop import Agent
+from agent.messages import Message
+from agent.session import Session
+from agent.testing import ScriptedModel, call, reply
+from agent.tools.docs import DocsContext, docs_registry
 from agent.trace import read_trace
 from tui.cli import app
 
@@ -187,3 +192,28 @@ def test_export_keeps_an_existing_file_unless_forced_and_never_replaces_its_trac
     itself = CliRunner().invoke(app, ["export", str(trace), "-o", str(trace), "--force"])
     assert itself.exit_code == 2 and "is the trace being exported" in itself.stderr
     assert trace.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "turns, outcome",
+    [
+        (
+            [reply(None, call("list_docs")), reply("The docs do not cover bread.")],
+            "declined (the answer cites none of the docs) after 2 steps",
+        ),
+        (
+            [reply("Use fetch() (guide.md:1).")],
+            "answered without reading the docs (the model called no tool) after 1 steps",
+        ),
+    ],
+)
+def test_an_export_names_a_decline_and_an_answer_that_read_nothing(
+    ctx: DocsContext, tmp_path: Path, turns: list[Message], outcome: str
+) -> None:
+    agent = Agent(ScriptedModel(turns), docs_registry(), context=[ctx])
+    session = Session(agent, trace_dir=tmp_path)
+    list(session.ask("q"))
+    assert session.last_trace is not None
+    trace = read_trace(session.last_trace)
+    assert export(trace, "markdown").splitlines()[-1].startswith(outcome)
+    assert outcome in export(trace, "html")

@@ -108,7 +108,7 @@ def test_a_long_word_in_search_results_is_scanned_at_once() -> None:
         step=1, tool_call_id="c", name="search_docs", output=output, error=False, duration_s=0.0
     )
     shown = finishes(lambda: lines_read([found]))
-    assert shown == {"guide.md": {1, 2, 3}, "api.md": {4, 5}}
+    assert shown == {"guide.md": [(1, 3)], "api.md": [(4, 5)]}
 
 
 def test_a_heading_of_thirty_digits_is_weighed_at_once() -> None:

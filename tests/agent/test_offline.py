@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config, build_agent
-from agent.eval.scoring import is_decline
 from agent.events import RunFinished, ToolCallStarted
 from agent.messages import Message, assistant, tool_result, user
 from agent.models.base import Delta, Reply
 from agent.models.offline import OfflineModel
 from agent.observation import truncate
+from agent.outcome import is_decline
 from agent.session import Session
 from agent.tools.citations import find_citations
 from agent.tools.corpus import Corpus

@@ -43,6 +43,7 @@ from agent import (  # noqa: E402
     score,
     summarise,
 )
+from tests.bench.answer_checks import AnswerChecks, check_answers  # noqa: E402
 from tests.bench.bm25 import BM25  # noqa: E402
 from tests.eval.sets import FIRST_HITS, chosen, drift, locate, question_file  # noqa: E402
 
@@ -86,7 +87,8 @@ def baseline(questions: list[Question], docs: Path) -> tuple[Summary, float, int
         )
         citations = [Citation(path, start, end, True) for path, start, end in top]
         answer = ", ".join(f"{p}:{a}-{b}" for p, a, b in top) or None
-        finished = Totals().finish("answered", elapsed_s=0.0, answer=answer or "nothing found")
+        searched = Totals(tool_calls=1)  # it searched: an answer that read, not one that did not
+        finished = searched.finish("answered", elapsed_s=0.0, answer=answer or "nothing found")
         results.append(score(question, finished, citations))
     return summarise(results), built, readable
 
@@ -243,6 +245,7 @@ def main() -> int:
     print(f"{'':<14}{'offline model':<{len(SIDE)}}| {top}")
     print(HEADER)
     totals = []
+    answers: list[AnswerChecks] = []
     with tempfile.TemporaryDirectory() as traces:
         for name in names:
             if name not in found:
@@ -254,6 +257,7 @@ def main() -> int:
                 print(f"{name:<8} skipped: the evidence does not fit these docs: {problems[0]}")
                 continue
             report = offline_eval(question_file(name), found[name], Path(traces))
+            answers.append(check_answers(name, report, found[name]))
             summary = report["summary"]
             assert isinstance(summary, dict)
             bm25, built, readable = baseline(questions, found[name])
@@ -294,7 +298,10 @@ def main() -> int:
             f"{timing.startup * 1000:.0f} ms (ask --help) + "
             f"{timing.after_startup * 1000:.0f} ms after start-up (target < 150 ms)"
         )
-    return 0 if declines_met else 1
+    print()
+    for checked in answers:
+        print(checked.line())
+    return 0 if declines_met and all(checked.met for checked in answers) else 1
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ def _arguments(raw: str) -> None:
         parse_arguments(raw)
 
 
-def _searched(output: str) -> dict[str, set[int]]:
+def _searched(output: str) -> dict[str, list[tuple[int, int]]]:
     event = ToolCallFinished(
         step=1, tool_call_id="c", name="search_docs", output=output, error=False, duration_s=0.0
     )

@@ -89,7 +89,9 @@ def test_streamed_text_grows_one_turn(make_session: SessionFactory) -> None:
     assert isinstance(turn, TurnEntry) and turn.text == text[:32] and turn.streaming
     final = reduce_all(events)
     assert [type(e).__name__ for e in final.entries] == ["SystemEntry", "UserEntry", "TurnEntry"]
-    assert final.entries[-1] == TurnEntry(1, TextParts(text), streaming=False, answer=True)
+    assert final.entries[-1] == TurnEntry(
+        1, TextParts(text), streaming=False, answer=True, outcome="read_nothing"
+    )
 
 
 def test_a_model_error_ends_with_an_error_notice(make_session: SessionFactory) -> None:

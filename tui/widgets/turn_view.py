@@ -1,6 +1,7 @@
 """An assistant turn: its label, its text (Markdown when answer or cut short), its tool cards.
 
-An answer that cites lines the run never read shows those citations flagged and a note.
+An answer that cites lines the run never read shows those citations flagged and a note;
+a decline, or an answer that read nothing, says so in a note too.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
-from tui.render import mark_unread, shown, turn_label, unread_note
+from tui.render import answer_notes, mark_unread, shown, turn_label
 from tui.state import TurnEntry
 from tui.terminal import visible
 from tui.widgets.tool_card import ToolCard
@@ -35,7 +36,7 @@ class TurnView(Vertical):
 
     def __init__(self, entry: TurnEntry, *, expanded: set[str]) -> None:
         super().__init__(classes="answer" if entry.answer else "partial" if entry.partial else "")
-        self.set_class(bool(entry.unread), "unread")
+        self.set_class(self._noted(entry), "unread")
         self.entry = entry
         self._expanded = expanded
         self._mounted = False
@@ -53,7 +54,7 @@ class TurnView(Vertical):
         if entry.markdown:
             self._text = Markdown(self._markdown(entry), classes="text")
             yield self._text
-            self._note.update(unread_note(entry.unread) if entry.unread else "")
+            self._note.update(answer_notes(entry.unread, entry.outcome))
             yield self._note
         self._cards = [ToolCard(card, expanded=self._expanded) for card in entry.cards]
         yield from self._cards
@@ -61,6 +62,11 @@ class TurnView(Vertical):
     def on_mount(self) -> None:
         self._mounted = True
         self._show()  # the entry may have changed since compose
+
+    @staticmethod
+    def _noted(entry: TurnEntry) -> bool:
+        """Whether the answer has a note under it: unread citations, a decline, ..."""
+        return bool(entry.unread) or entry.outcome != "answered"
 
     @staticmethod
     def _head(entry: TurnEntry) -> Text:
@@ -92,10 +98,11 @@ class TurnView(Vertical):
         self._shown = entry
         if (entry.step, entry.streaming, entry.body) != (old.step, old.streaming, old.body):
             self._label.update(self._head(entry))
-        if self._text is not None and (entry.body, entry.unread) != (old.body, old.unread):
+        seen = (entry.body, entry.unread, entry.outcome)
+        if self._text is not None and seen != (old.body, old.unread, old.outcome):
             self._text.update(self._markdown(entry))
-            self._note.update(unread_note(entry.unread) if entry.unread else "")
-            self.set_class(bool(entry.unread), "unread")
+            self._note.update(answer_notes(entry.unread, entry.outcome))
+            self.set_class(self._noted(entry), "unread")
         for widget, card in zip(self._cards, entry.cards, strict=False):
             widget.set_card(card)
         new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(self._cards) :]]
