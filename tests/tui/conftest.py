@@ -7,7 +7,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from agent.config import Config, build_agent
 from agent.errors import ModelError
@@ -144,3 +146,11 @@ async def settle(pilot: Pilot[int], runs: int = 1) -> None:
     screen = chat(pilot.app)
     await until(pilot, lambda: screen.state.runs >= runs and not screen.state.busy)
     await pilot.pause()
+
+
+def rendered(widget: Widget) -> list[str]:
+    """The lines `widget` (or, for a container, each of its children) shows, as plain text."""
+    if widget.children:
+        return [line for child in widget.children for line in rendered(child)]
+    width, height = widget.size
+    return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, width, height))]

@@ -16,8 +16,8 @@ from agent import AgentError, DocsIndex, Session, TextDelta
 from tui.conversation import Conversation
 from tui.history import History
 from tui.messages import (
-    AgentEvent,
     ConversationReset,
+    EventsArrived,
     IndexProgressed,
     IndexReady,
     RunBegan,
@@ -25,7 +25,7 @@ from tui.messages import (
 )
 from tui.render import indexing_label
 from tui.screens.base import Command, TraceScreen
-from tui.state import ViewState, reduce
+from tui.state import ViewState, reduce_all
 from tui.widgets.example_line import ExampleLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.key_footer import KeyFooter
@@ -220,9 +220,12 @@ class ChatScreen(TraceScreen):
     def on_run_began(self, message: RunBegan) -> None:
         self.trace = message.trace
 
-    def on_agent_event(self, message: AgentEvent) -> None:
-        self.state = reduce(self.state, message.event)
-        if isinstance(message.event, TextDelta):
+    def on_events_arrived(self, message: EventsArrived) -> None:
+        events = self.conversation.take()
+        if not events:
+            return
+        self.state = reduce_all(events, self.state)
+        if all(isinstance(event, TextDelta) for event in events):
             self.schedule_render(within=TEXT_REDRAW_S)
         else:
             self.schedule_render()

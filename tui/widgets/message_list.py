@@ -25,7 +25,7 @@ def _widget_for(entry: Entry, expanded: set[str]) -> Widget:
 def _update(widget: Widget, entry: Entry) -> bool:
     """Show `entry` in `widget` in place; False when a new widget is needed."""
     if isinstance(entry, TurnEntry):
-        if isinstance(widget, TurnView) and widget.can_update(entry):
+        if isinstance(widget, TurnView):
             widget.set_entry(entry)
             return True
         return False
