@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CHUNK_CHARS = 2_000
-FORCE_CHARS = 8_000
+CHUNK_CHARS = 1_000
+FORCE_CHARS = 4_000
 MARKDOWN_CHARS = 20_000
 PLAIN_CHARS = 8_000
 _FENCES = ("```", "~~~")
