@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -253,7 +254,21 @@ def run_tui(
         history=history,
     )
     app.run()
-    return app.return_code or 0
+    return _ended(app.return_code or 0)
+
+
+def _ended(code: int) -> int:
+    """End the process now that the app is closed: its traces are, and its terminal restored.
+
+    What is left is the interpreter's teardown (freeing a long session's objects took
+    seconds) and the agent's daemon thread, which may still be blocked on a hung endpoint:
+    neither is worth the user's wait. Outside the real terminal (tests) it just returns.
+    """
+    if not sys.stdout.isatty():
+        return code
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def run_replay(
@@ -267,4 +282,4 @@ def run_replay(
 ) -> int:
     """Replay `trace` (read from `path`) in the TUI."""
     replay_app(trace, path=path, speed=speed, instant=instant, step=step, settings=settings).run()
-    return 0
+    return _ended(0)

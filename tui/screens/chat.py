@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input
@@ -116,14 +116,23 @@ class ChatScreen(TraceScreen):
         self.query_one(Input).focus()
         self.render_state()
         self.set_interval(0.2, self._tick)
-        self.run_worker(self.conversation.serve, thread=True, group="agent", exit_on_error=False)
+        # A daemon thread of its own, not a Textual thread worker: those run in asyncio's
+        # default executor, which the app's shutdown waits for, so quitting waited for a
+        # run stuck on a hung endpoint. Quitting closes the run's trace (`stop`) instead.
+        worker = threading.Thread(target=self.conversation.serve, name="docsagent-run", daemon=True)
+        worker.start()
         if self.index is not None:
             self._prepare_index(self.index)
         if self.question:
             self.ask(self.question)
 
-    @work(thread=True, group="index", exit_on_error=False)
     def _prepare_index(self, index: DocsIndex) -> None:
+        # A daemon thread, as the run's: quitting does not wait for indexing to notice.
+        threading.Thread(
+            target=self._index_thread, args=(index,), name="docsagent-index", daemon=True
+        ).start()
+
+    def _index_thread(self, index: DocsIndex) -> None:
         # A search waits for this; the screen shows progress from the messages.
         shown = -1
 
