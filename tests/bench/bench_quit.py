@@ -9,6 +9,7 @@ fails when one is missed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import select
@@ -26,7 +27,7 @@ from agent import RunFinished, TraceError, read_trace  # noqa: E402
 from tests.chatserver import ChatServer, Hang, Reply, chunk  # noqa: E402
 
 TARGET_S = 0.5
-LIMIT_S = 60.0  # only guards a hang
+LIMIT_S = 300.0  # only guards a hang
 DOCSAGENT = str(Path(sys.executable).parent / "docsagent")
 
 
@@ -48,10 +49,8 @@ class Tui:
             assert time.monotonic() < deadline, "the TUI never got there"
             ready, _, _ = select.select([self.fd], [], [], 0.01)
             if ready:
-                try:
+                with contextlib.suppress(OSError):  # the TUI has let go of the terminal
                     self.out += os.read(self.fd, 1 << 16)
-                except OSError:
-                    pass
 
     def exited(self) -> bool:
         if self.code is None:

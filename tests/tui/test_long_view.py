@@ -80,7 +80,7 @@ def assert_list_matches(app: DocsAgentApp) -> MessageList:
     pruned = messages.query_one("#pruned", Static)
     assert pruned.has_class("shown") == (hidden > 0)
     if hidden:
-        assert str(pruned.render()) == f"… {hidden:,} earlier entries not shown"
+        assert str(pruned.render()) == f"… {hidden:,} earlier entries not shown (ctrl+up or click)"
     return messages
 
 

@@ -159,3 +159,34 @@ async def test_a_turn_that_becomes_the_answer_keeps_its_widget() -> None:
         answer = messages.shown[-1]
         assert answer is streaming and answer.has_class("answer")
         assert isinstance(answer, TurnView) and answer.text.text == "The answer."
+
+
+async def test_every_entry_stays_reachable_past_the_mounted_limit() -> None:
+    app = ListApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        messages = app.query_one(MessageList)
+        entries = list(states(run_events(4 * LIMIT)))[-1].entries
+        messages.show(entries)
+        await pilot.pause()
+        assert len(messages.shown) == LIMIT and messages.first_shown > 0
+        seen: set[int] = set()
+        messages.focus()
+        while messages.first_shown > 0:  # ctrl+up: half a window earlier each time
+            seen.update(range(messages.first_shown, messages.first_shown + LIMIT))
+            await pilot.press("ctrl+up")
+        seen.update(range(LIMIT))
+        assert seen == set(range(len(entries)))  # every entry was on screen at some point
+        assert [w.entry for w in messages.shown] == list(entries[:LIMIT])  # type: ignore[attr-defined]
+        assert messages.query_one("#later").has_class("shown")
+        assert len(messages.children) - 2 == LIMIT  # still a bounded number mounted
+        more = list(states(run_events(4 * LIMIT + 3)))[-1].entries
+        messages.show(more)  # a run going on does not move a window paged back
+        await pilot.pause()
+        assert [w.entry for w in messages.shown] == list(entries[:LIMIT])  # type: ignore[attr-defined]
+        messages.to_bottom()  # End: the newest again, followed
+        await pilot.pause()
+        assert_shows(messages, more)
+        assert not messages.query_one("#later").has_class("shown")
+        messages.to_top()  # Home: the first entry
+        await pilot.pause()
+        assert messages.shown[0].entry is more[0]  # type: ignore[attr-defined]

@@ -223,7 +223,7 @@ class ChatScreen(TraceScreen):
         if problem and problem not in self.notices:  # said once; the box still recalls them
             self.notices.append(problem)
         self._started = time.monotonic()
-        self.query_one(MessageList).anchor()
+        self.query_one(MessageList).to_bottom()
         self.conversation.ask(question)
 
     def on_run_began(self, message: RunBegan) -> None:
