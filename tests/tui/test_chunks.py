@@ -53,3 +53,15 @@ def test_one_endless_line_is_still_cut() -> None:
     cut = chunks(text)
     assert "".join(c.text for c in cut) == text
     assert max(len(c.text) for c in cut) <= FORCE_CHARS * 2
+
+
+def test_the_note_says_how_much_is_plain_and_how_much_is_not_drawn() -> None:
+    from tui.widgets.turn_text import plain_note
+
+    assert plain_note(5_000).plain == (
+        "… past 20,000 characters the text is shown as plain text, so the screen keeps up: "
+        "5,000 more characters"
+    )
+    assert plain_note(5_000_000, 4_600_000).plain.endswith(
+        "5,000,000 more characters; the last 4,600,000 are not drawn (ctrl+y copies the whole text)"
+    )

@@ -19,6 +19,9 @@ from tui.chunks import MARKDOWN_CHARS, Chunk, Chunks
 STEP_CHARS = 2_000
 """Markdown drawn per refresh at most (beyond one chunk), so keys are taken in between."""
 PLAIN_COST = 8  # plain text costs about an eighth of Markdown to draw
+DRAWN_CHARS = 400_000
+"""Past this, a text is not drawn at all (a screen of megabytes cannot be read anyway):
+the note says how much is left out; copy and export still give the whole text."""
 
 WARN_STRIKES = Theme({"markdown.s": "bold underline yellow"})
 """Struck text in an answer that cites unread lines is a flagged citation (`mark_unread`)."""
@@ -75,11 +78,14 @@ class ChunkView(Widget):
         return lines[y] if y < len(lines) else Strip.blank(self.size.width, self.rich_style)
 
 
-def plain_note(rest: int) -> Text:
+def plain_note(rest: int, hidden: int = 0) -> Text:
     """The note where a long text turns to plain: how much follows, and why."""
+    left_out = (
+        f"; the last {hidden:,} are not drawn (ctrl+y copies the whole text)" if hidden else ""
+    )
     return Text(
         f"… past {MARKDOWN_CHARS:,} characters the text is shown as plain text, so the screen "
-        f"keeps up: {rest:,} more characters",
+        f"keeps up: {rest:,} more characters{left_out}",
         "dim italic",
     )
 
@@ -138,6 +144,12 @@ class TurnText(Vertical):
             self._chunks.extend(text)
             first = min(first, len(self._target))
             self._target = self._target[:first] + self._chunks.of(text, first)
+            drawn = 0
+            for index, chunk in enumerate(self._target):
+                drawn += len(chunk.text)
+                if drawn >= DRAWN_CHARS:
+                    del self._target[index + 1 :]
+                    break
         self._step()
 
     def _step(self) -> None:
@@ -190,7 +202,8 @@ class TurnText(Vertical):
         first_plain = next((i for i, c in enumerate(self._shown) if not c.markdown), None)
         if first_plain is None:
             return  # not drawn yet
-        text = plain_note(len(self.text) - start)
+        drawn = sum(len(chunk.text) for chunk in self._target)
+        text = plain_note(len(self.text) - start, len(self.text) - drawn)
         if self._note is None:
             self._note = Static(text, classes="plain-note")
             self.mount(self._note, before=self._widgets[first_plain])
