@@ -79,6 +79,8 @@ bench: $(DEV)
 	$(BIN)/python -m pytest tests/bench -q -s -p no:cacheprovider -o addopts="" || status=1; \
 	$(BIN)/python tests/bench/bench_replay.py || status=1; \
 	$(BIN)/python tests/bench/bench_streaming.py || status=1; \
+	$(BIN)/python tests/bench/bench_long_answer.py || status=1; \
+	$(BIN)/python tests/bench/bench_quit.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \
 	$(BIN)/python tests/bench/bench_compaction_eval.py || status=1; \
 	$(BIN)/python tests/realserver/check.py --if-built || status=1; \

@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -239,7 +241,21 @@ def run_tui(
         settings=settings,
         history=history,
     )
-    return app.run_until_stopped(closers=[lambda: session.close(wait_s=0)])
+    return _ended(app.run_until_stopped(closers=[lambda: session.close(wait_s=0)]))
+
+
+def _ended(code: int) -> int:
+    """End the process now that the app is closed: its traces are, and its terminal restored.
+
+    What is left is the interpreter's teardown (freeing a long session's objects took
+    seconds) and the agent's daemon thread, which may still be blocked on a hung endpoint:
+    neither is worth the user's wait. Outside the real terminal (tests) it just returns.
+    """
+    if not sys.stdout.isatty():
+        return code
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def run_replay(
@@ -256,4 +272,4 @@ def run_replay(
     app = replay_app(
         trace, path=path, speed=speed, instant=instant, step=step, settings=settings, follow=follow
     )
-    return app.run_until_stopped()
+    return _ended(app.run_until_stopped())

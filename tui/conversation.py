@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import queue
+import threading
 from collections.abc import Callable
 
 from textual.message import Message
 
-from agent import AgentError, Session
-from tui.messages import AgentEvent, ConversationReset, RunBegan, RunFailed
+from agent import AgentError, Event, Session
+from tui.messages import ConversationReset, EventsArrived, RunBegan, RunFailed
 from tui.options import explain
 
 _RESET = object()
@@ -21,6 +22,11 @@ class Conversation:
     The screen never touches the session: `ask` and `reset` queue a command, `cancel`
     ends the running question (its events then end `cancelled`), `close` stops the worker.
     Commands run in order, so a reset after a run waits until that run has ended.
+
+    A run's events wait in an outbox the screen empties with `take`; the worker posts
+    `EventsArrived` only when the outbox was empty, so the screen's queue holds at most
+    one such message however fast the events come (a model streaming thousands of pieces
+    a second would otherwise queue a message per piece, ahead of the user's keys).
     """
 
     def __init__(self, session: Session, post: Callable[[Message], object]) -> None:
@@ -28,6 +34,8 @@ class Conversation:
         self._post = post
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._closed = False
+        self._outbox: list[Event] = []
+        self._outbox_lock = threading.Lock()
 
     def ask(self, question: str) -> None:
         """Queue a run of `question`, continuing the conversation."""
@@ -47,6 +55,19 @@ class Conversation:
         self._inbox.put(_CLOSE)
         self._session.close()  # the running question's trace ends, even if no one reads on
 
+    def take(self) -> list[Event]:
+        """The events waiting, oldest first (from the UI thread, on `EventsArrived`)."""
+        with self._outbox_lock:
+            events, self._outbox = self._outbox, []
+        return events
+
+    def _put(self, event: Event) -> None:
+        with self._outbox_lock:
+            self._outbox.append(event)
+            wake = len(self._outbox) == 1
+        if wake:
+            self._post(EventsArrived())
+
     def serve(self) -> None:
         """The worker thread's body: handle commands until `close`."""
         while (command := self._inbox.get()) is not _CLOSE and not self._closed:
@@ -63,7 +84,7 @@ class Conversation:
                 self._session.cancel()
             self._post(RunBegan(self._session.last_trace))
             for event in events:
-                self._post(AgentEvent(event))
+                self._put(event)
         except AgentError as exc:
             self._post(RunFailed(explain(exc)))
         except Exception as exc:  # a bug below us: one line, not a traceback

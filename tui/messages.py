@@ -9,8 +9,6 @@ from pathlib import Path
 
 from textual.message import Message
 
-from agent import Event
-
 
 class RunBegan(Message, bubble=False):
     """A question's run is starting; its trace is written to `trace`."""
@@ -20,12 +18,12 @@ class RunBegan(Message, bubble=False):
         self.trace = trace
 
 
-class AgentEvent(Message, bubble=False):
-    """One core event, as the session yielded it (a run's events end with `RunFinished`)."""
+class EventsArrived(Message, bubble=False):
+    """Core events are waiting: the screen takes every one waiting at once (`Conversation.take`).
 
-    def __init__(self, event: Event) -> None:
-        super().__init__()
-        self.event = event
+    One message stands for all events put before it is handled, so however fast a model
+    streams, the screen handles one message per turn of its loop, not one per piece.
+    """
 
 
 class RunFailed(Message, bubble=False):

@@ -6,6 +6,7 @@ passes through `visible` first, so it can neither style nor control the terminal
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from typing import Any
@@ -156,12 +157,13 @@ def mark_unread(answer: str, labels: tuple[str, ...]) -> str:
     if not labels:
         return answer
     wanted = set(labels)
-    code = _code_spans(answer)
-    marks = [
-        (a, b)
-        for a, b, label in citation_spans(answer)
-        if label in wanted and not any(x <= a < y for x, y in code)
-    ]
+    code = _code_spans(answer)  # in order, apart
+    starts = [x for x, _ in code]
+    marks = []
+    for a, b, label in citation_spans(answer):
+        inside = bisect.bisect_right(starts, a) - 1  # the last code span starting at or before
+        if label in wanted and not (inside >= 0 and a < code[inside][1]):
+            marks.append((a, b))
     pieces = sorted([(a, b, "code") for a, b in code] + [(a, b, "mark") for a, b in marks])
     out, at = [], 0
     for start, end, kind in pieces:

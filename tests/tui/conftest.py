@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 from textual.app import App
+from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from agent.config import Config, build_agent
 from agent.errors import ModelError
@@ -126,7 +128,7 @@ def big_trace(steps: int) -> Trace:
     )
 
 
-async def until(pilot: Pilot[int], check: Callable[[], bool], *, limit_s: float = 60.0) -> None:
+async def until(pilot: Pilot[Any], check: Callable[[], bool], *, limit_s: float = 60.0) -> None:
     """Let the app handle messages until `check()` holds (the limit only guards a hang)."""
     deadline = time.monotonic() + limit_s
     while not check():
@@ -145,3 +147,11 @@ async def settle(pilot: Pilot[int], runs: int = 1) -> None:
     screen = chat(pilot.app)
     await until(pilot, lambda: screen.state.runs >= runs and not screen.state.busy)
     await pilot.pause()
+
+
+def rendered(widget: Widget) -> list[str]:
+    """The lines `widget` (or, for a container, each of its children) shows, as plain text."""
+    if widget.children:
+        return [line for child in widget.children for line in rendered(child)]
+    width, height = widget.size
+    return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, width, height))]

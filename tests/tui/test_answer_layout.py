@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Label
-from textual.widgets.markdown import MarkdownFence
 
 from agent.config import Config
 from agent.testing import reply
-from tests.tui.conftest import SessionFactory, until
+from tests.tui.conftest import SessionFactory, rendered, until
 from tui.app import chat_app
 from tui.screens.chat import ChatScreen
+from tui.widgets.turn_view import TurnView
 
 pytestmark = pytest.mark.asyncio
 
@@ -26,7 +25,8 @@ async def test_a_long_code_line_in_an_answer_wraps_instead_of_being_cut(
         assert isinstance(screen, ChatScreen)
         await until(pilot, lambda: screen.state.runs >= 1 and not screen.state.busy)
         await pilot.pause()
-        fence = app.screen.query_one(MarkdownFence)
-        code = fence.query_one(Label)
-        assert len(command) > fence.size.width  # the line is wider than the answer
-        assert code.size.width <= fence.size.width and code.size.height > 3  # so it wraps
+        answer = app.screen.query_one(TurnView).text
+        assert len(command) > answer.size.width  # the line is wider than the answer
+        lines = rendered(answer)
+        assert any(line.strip().endswith("END") for line in lines)  # so it wraps, whole
+        assert sum("--option-" in line for line in lines) > 3

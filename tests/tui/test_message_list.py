@@ -10,7 +10,6 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown, Static
 
 from agent.events import (
     Event,
@@ -86,8 +85,7 @@ def assert_shows(messages: MessageList, entries: Sequence[Entry]) -> None:
     assert in_dom == messages.shown
     for widget in messages.shown:
         if isinstance(widget, TurnView) and not widget.entry.answer:
-            label = str(widget.query_one(".label", Static).render())
-            assert label.endswith(widget.entry.text)
+            assert widget.text.text == widget.entry.text
             assert [c.card for c in widget.query_children(ToolCard)] == list(widget.entry.cards)
 
 
@@ -101,7 +99,7 @@ async def test_every_event_shown_before_the_app_catches_up() -> None:
         await pilot.pause()
         assert_shows(messages, state.entries)
         last = messages.shown[-1]
-        assert isinstance(last, TurnView) and last.query_one(Markdown).source == "All done."
+        assert isinstance(last, TurnView) and last.text.text == "All done."
 
 
 async def test_a_turn_updated_before_it_is_composed() -> None:
@@ -118,7 +116,7 @@ async def test_a_turn_updated_before_it_is_composed() -> None:
         assert_shows(messages, all_states[6].entries)
         turn = messages.shown[-1]
         assert isinstance(turn, TurnView)
-        assert str(turn.query_one(".label", Static).render()).endswith("step 1 thinks")
+        assert turn.text.text.endswith("step 1 thinks")
 
 
 async def test_pruning_then_going_back_and_starting_over() -> None:
@@ -144,7 +142,8 @@ async def test_pruning_then_going_back_and_starting_over() -> None:
         assert not messages.query_one("#pruned").has_class("shown")
 
 
-async def test_a_turn_that_becomes_the_answer_is_replaced_in_place() -> None:
+async def test_a_turn_that_becomes_the_answer_keeps_its_widget() -> None:
+    # The text streams into the widget it ends in: the end of a long answer redraws little.
     app = ListApp()
     async with app.run_test(size=(80, 24)) as pilot:
         messages = app.query_one(MessageList)
@@ -153,10 +152,41 @@ async def test_a_turn_that_becomes_the_answer_is_replaced_in_place() -> None:
         messages.show(all_states[-2].entries)  # the answer is still a streaming turn
         await pilot.pause()
         streaming = messages.shown[-1]
-        messages.show(all_states[-1].entries)  # it became the answer: a new widget
+        messages.show(all_states[-1].entries)  # it became the answer, in the same widget
         messages.show(all_states[-1].entries)
         await pilot.pause()
         assert_shows(messages, all_states[-1].entries)
         answer = messages.shown[-1]
-        assert answer is not streaming and not streaming.is_attached
-        assert isinstance(answer, TurnView) and answer.query_one(Markdown).source == "The answer."
+        assert answer is streaming and answer.has_class("answer")
+        assert isinstance(answer, TurnView) and answer.text.text == "The answer."
+
+
+async def test_every_entry_stays_reachable_past_the_mounted_limit() -> None:
+    app = ListApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        messages = app.query_one(MessageList)
+        entries = list(states(run_events(4 * LIMIT)))[-1].entries
+        messages.show(entries)
+        await pilot.pause()
+        assert len(messages.shown) == LIMIT and messages.first_shown > 0
+        seen: set[int] = set()
+        messages.focus()
+        while messages.first_shown > 0:  # ctrl+up: half a window earlier each time
+            seen.update(range(messages.first_shown, messages.first_shown + LIMIT))
+            await pilot.press("ctrl+up")
+        seen.update(range(LIMIT))
+        assert seen == set(range(len(entries)))  # every entry was on screen at some point
+        assert [w.entry for w in messages.shown] == list(entries[:LIMIT])  # type: ignore[attr-defined]
+        assert messages.query_one("#later").has_class("shown")
+        assert len(messages.children) - 2 == LIMIT  # still a bounded number mounted
+        more = list(states(run_events(4 * LIMIT + 3)))[-1].entries
+        messages.show(more)  # a run going on does not move a window paged back
+        await pilot.pause()
+        assert [w.entry for w in messages.shown] == list(entries[:LIMIT])  # type: ignore[attr-defined]
+        messages.to_bottom()  # End: the newest again, followed
+        await pilot.pause()
+        assert_shows(messages, more)
+        assert not messages.query_one("#later").has_class("shown")
+        messages.to_top()  # Home: the first entry
+        await pilot.pause()
+        assert messages.shown[0].entry is more[0]  # type: ignore[attr-defined]

@@ -98,7 +98,10 @@ async def test_a_long_trace_mounts_a_bounded_tail() -> None:
         messages = app.screen.query_one(MessageList)
         assert len(replay(app).state.entries) == 2003
         assert len(messages.shown) == messages.limit
-        assert str(messages.query_one("#pruned").render()) == "… 1,903 earlier entries not shown"
+        assert (
+            str(messages.query_one("#pruned").render())
+            == "… 1,903 earlier entries not shown (ctrl+up or click)"
+        )
         last = messages.shown[-2]
         assert isinstance(last, TurnView) and last.entry.step == 2000
         await pilot.press("home")
@@ -126,7 +129,10 @@ async def test_stepping_back_and_forth_faster_than_widgets_mount() -> None:
         assert [w.entry for w in messages.shown] == list(entries[-messages.limit :])  # type: ignore[attr-defined]
         in_dom = [w for w in messages.children if isinstance(w, (EntryLine, TurnView))]
         assert in_dom == messages.shown
-        assert str(messages.query_one("#pruned").render()) == "… 53 earlier entries not shown"
+        assert (
+            str(messages.query_one("#pruned").render())
+            == "… 53 earlier entries not shown (ctrl+up or click)"
+        )
 
 
 def streamed_trace(make_session: SessionFactory) -> Trace:

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input
@@ -16,8 +16,8 @@ from agent import AgentError, DocsIndex, Session, TextDelta
 from tui.conversation import Conversation
 from tui.history import History
 from tui.messages import (
-    AgentEvent,
     ConversationReset,
+    EventsArrived,
     IndexProgressed,
     IndexReady,
     RunBegan,
@@ -25,7 +25,7 @@ from tui.messages import (
 )
 from tui.render import indexing_label
 from tui.screens.base import Command, TraceScreen
-from tui.state import ViewState, reduce
+from tui.state import ViewState, reduce_all
 from tui.widgets.example_line import ExampleLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.key_footer import KeyFooter
@@ -118,14 +118,23 @@ class ChatScreen(TraceScreen):
         self.query_one(Input).focus()
         self.render_state()
         self.set_interval(0.2, self._tick)
-        self.run_worker(self.conversation.serve, thread=True, group="agent", exit_on_error=False)
+        # A daemon thread of its own, not a Textual thread worker: those run in asyncio's
+        # default executor, which the app's shutdown waits for, so quitting waited for a
+        # run stuck on a hung endpoint. Quitting closes the run's trace (`stop`) instead.
+        worker = threading.Thread(target=self.conversation.serve, name="docsagent-run", daemon=True)
+        worker.start()
         if self.index is not None:
             self._prepare_index(self.index)
         if self.question:
             self.ask(self.question)
 
-    @work(thread=True, group="index", exit_on_error=False)
     def _prepare_index(self, index: DocsIndex) -> None:
+        # A daemon thread, as the run's: quitting does not wait for indexing to notice.
+        threading.Thread(
+            target=self._index_thread, args=(index,), name="docsagent-index", daemon=True
+        ).start()
+
+    def _index_thread(self, index: DocsIndex) -> None:
         # A search waits for this; the screen shows progress from the messages.
         shown = -1
 
@@ -216,15 +225,18 @@ class ChatScreen(TraceScreen):
         if problem and problem not in self.notices:  # said once; the box still recalls them
             self.notices.append(problem)
         self._started = time.monotonic()
-        self.query_one(MessageList).anchor()
+        self.query_one(MessageList).to_bottom()
         self.conversation.ask(question)
 
     def on_run_began(self, message: RunBegan) -> None:
         self.trace = message.trace
 
-    def on_agent_event(self, message: AgentEvent) -> None:
-        self.state = reduce(self.state, message.event)
-        if isinstance(message.event, TextDelta):
+    def on_events_arrived(self, message: EventsArrived) -> None:
+        events = self.conversation.take()
+        if not events:
+            return
+        self.state = reduce_all(events, self.state)
+        if all(isinstance(event, TextDelta) for event in events):
             self.schedule_render(within=TEXT_REDRAW_S)
         else:
             self.schedule_render()

@@ -1,20 +1,20 @@
-"""An assistant turn: its label, its text (Markdown when answer or cut short), its tool cards.
+"""An assistant turn: its label, its text (Markdown, in chunks), its tool cards.
 
 An answer that cites lines the run never read shows those citations flagged and a note;
-a decline, or an answer that read nothing, says so in a note too.
+a decline, or an answer that read nothing, says so in a note under it.
 """
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
-from tui.render import answer_notes, mark_unread, shown, turn_label
+from tui.render import answer_notes, mark_unread, turn_label
 from tui.state import TurnEntry
 from tui.terminal import visible
 from tui.widgets.tool_card import ToolCard
+from tui.widgets.turn_text import TurnText
 
 
 class TurnView(Vertical):
@@ -24,65 +24,45 @@ class TurnView(Vertical):
     has composed or mounted its children: until it is mounted it only keeps the entry,
     and on mount it brings the children up to date. It holds its own children rather
     than querying for them, since they are not there before compose.
+
+    The text streams into the same `TurnText` it ends in, so the end of a long answer
+    costs a redraw of its last chunk, not of the whole answer.
     """
 
     DEFAULT_CSS = """
     TurnView { height: auto; }
     TurnView > .label { height: auto; }
-    TurnView > .text { height: auto; }
     TurnView > .unread-note { height: auto; display: none; }
     TurnView.unread > .unread-note { display: block; }
     """
 
     def __init__(self, entry: TurnEntry, *, expanded: set[str]) -> None:
-        super().__init__(classes="answer" if entry.answer else "partial" if entry.partial else "")
-        self.set_class(self._noted(entry), "unread")
+        super().__init__()
+        self._classes_for(entry)
         self.entry = entry
         self._expanded = expanded
         self._mounted = False
-        self._shown = entry  # what the children show (set again in compose)
+        self._shown: TurnEntry | None = None  # what the children show
         self._label = Static(classes="label")
-        self._text: Markdown | None = None
+        self.text = TurnText(classes="text")
         self._note = Static(classes="unread-note")
         self._cards: list[ToolCard] = []
 
+    def _classes_for(self, entry: TurnEntry) -> None:
+        self.set_class(entry.answer, "answer")
+        self.set_class(entry.partial and not entry.answer, "partial")
+        self.set_class(bool(entry.unread) or entry.outcome != "answered", "unread")
+
     def compose(self) -> ComposeResult:
-        # The label and plain text share one widget: fewer widgets, faster long replays.
-        entry = self._shown = self.entry
-        self._label.update(self._head(entry))
         yield self._label
-        if entry.markdown:
-            self._text = Markdown(self._markdown(entry), classes="text")
-            yield self._text
-            self._note.update(answer_notes(entry.unread, entry.outcome))
-            yield self._note
-        self._cards = [ToolCard(card, expanded=self._expanded) for card in entry.cards]
+        yield self.text
+        yield self._note
+        self._cards = [ToolCard(card, expanded=self._expanded) for card in self.entry.cards]
         yield from self._cards
 
     def on_mount(self) -> None:
         self._mounted = True
-        self._show()  # the entry may have changed since compose
-
-    @staticmethod
-    def _noted(entry: TurnEntry) -> bool:
-        """Whether the answer has a note under it: unread citations, a decline, ..."""
-        return bool(entry.unread) or entry.outcome != "answered"
-
-    @staticmethod
-    def _head(entry: TurnEntry) -> Text:
-        head = turn_label(entry.step, entry.streaming)
-        if entry.body and not entry.markdown:
-            head.append("\n")
-            head.append(shown(entry.text))
-        return head
-
-    @staticmethod
-    def _markdown(entry: TurnEntry) -> str:
-        return visible(mark_unread(entry.text, entry.unread))
-
-    def can_update(self, entry: TurnEntry) -> bool:
-        """Whether `entry` can be shown in place (Markdown text needs its own widget)."""
-        return entry.markdown == self.entry.markdown and entry.answer == self.entry.answer
+        self._show()
 
     def set_entry(self, entry: TurnEntry) -> None:
         """Show a newer version of the turn: more text, new cards, finished cards."""
@@ -96,13 +76,14 @@ class TurnView(Vertical):
         if entry is old:
             return
         self._shown = entry
-        if (entry.step, entry.streaming, entry.body) != (old.step, old.streaming, old.body):
-            self._label.update(self._head(entry))
-        seen = (entry.body, entry.unread, entry.outcome)
-        if self._text is not None and seen != (old.body, old.unread, old.outcome):
-            self._text.update(self._markdown(entry))
+        if old is None or (entry.step, entry.streaming) != (old.step, old.streaming):
+            self._label.update(turn_label(entry.step, entry.streaming))
+        if old is None or entry.body is not old.body or entry.unread != old.unread:
+            text = visible(mark_unread(entry.text, entry.unread))
+            self.text.show(text, warn=bool(entry.unread))
+        if old is None or (entry.unread, entry.outcome) != (old.unread, old.outcome):
             self._note.update(answer_notes(entry.unread, entry.outcome))
-            self.set_class(self._noted(entry), "unread")
+        self._classes_for(entry)
         for widget, card in zip(self._cards, entry.cards, strict=False):
             widget.set_card(card)
         new = [ToolCard(card, expanded=self._expanded) for card in entry.cards[len(self._cards) :]]
