@@ -75,3 +75,10 @@ def test_the_samples_work_on_the_bundled_manual() -> None:
     data = json.loads(out)
     assert data["stop_reason"] == "answered"
     assert data["citations"] and all(c["valid"] for c in data["citations"])
+
+
+def test_the_trace_names_the_docs_folder_without_dot_dot(docs: Path) -> None:
+    roundabout = docs / ".." / docs.name
+    code, out, _ = ask("How do I replay a run?", "--docs", str(roundabout), "--json")
+    assert code == 0
+    assert read_trace(Path(json.loads(out)["trace"])).header["docs"] == str(docs)
