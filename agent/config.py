@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -233,6 +234,6 @@ def build_agent(
         token_budget=config.token_budget,
         compaction=compaction_for(config),
         cost=partial(estimate_cost, config.model, extra=config.prices),
-        docs=str(Path(config.docs).expanduser().absolute()),  # a trace reruns from anywhere
+        docs=os.path.abspath(Path(config.docs).expanduser()),  # a trace reruns from anywhere
         endpoint=config.endpoint,
     )

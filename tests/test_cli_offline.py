@@ -92,3 +92,10 @@ def test_the_example_a_quoted_passage_shows_is_not_a_citation_and_rerun_holds() 
     assert "never read" not in err
     result = CliRunner().invoke(app, ["rerun", data["trace"]])
     assert result.exit_code == 0, result.stdout
+
+
+def test_the_trace_names_the_docs_folder_without_dot_dot(docs: Path) -> None:
+    roundabout = docs / ".." / docs.name
+    code, out, _ = ask("How do I replay a run?", "--docs", str(roundabout), "--json")
+    assert code == 0
+    assert read_trace(Path(json.loads(out)["trace"])).header["docs"] == str(docs)

@@ -44,7 +44,7 @@ def run_mcp(options: Options, *, http: int | None = None, host: str = "127.0.0.1
         config, _ = make_config(options)  # the model is the client's: no notice about ours
         folder = open_docs(config)
         prepare_index(folder, terminal)
-        docs = str(config.docs.expanduser().absolute())
+        docs = os.path.abspath(config.docs.expanduser())
         served = ServedTools(docs_registry(), [folder], trace_dir=config.trace_dir, docs=docs)
     except ConfigError as exc:
         warn(terminal, f"docsagent: {explain(exc)}")
