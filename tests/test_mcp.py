@@ -189,7 +189,7 @@ async def test_a_client_that_leaves_mid_call_leaves_a_whole_trace(
 
 @pytest.mark.asyncio
 async def test_the_trace_names_the_docs_folder_without_dot_dot(
-    docs: Path, traces: Path, errlog: IO[str]
+    docs: Path, traces: Path, errlog: TextIO
 ) -> None:
     async with connected(docs / ".." / docs.name, traces, errlog) as session:
         await session.call_tool("list_docs", {})
