@@ -167,3 +167,17 @@ def test_eval_ends_with_64_questions_in_flight_and_closes_their_traces(
     traces = sorted(folder.iterdir())
     assert len(traces) == 64
     assert {ended(path).stop_reason for path in traces} == {"cancelled"}
+
+
+def test_a_closer_that_blocks_does_not_hold_the_exit() -> None:
+    # A session whose model call hangs on a dead endpoint can block its closer: the process
+    # must still end, with 128 + N, once the closers have had their short while.
+    code = (
+        "import threading\n"
+        "from tui.signals import _Guard\n"
+        "guard = _Guard(0.0)\n"
+        "guard.closers.append(threading.Event().wait)\n"
+        "guard.end(15)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], timeout=60, check=False)
+    assert done.returncode == 143

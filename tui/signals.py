@@ -8,8 +8,8 @@ Python runs a signal's handler only between bytecodes of the main thread, so a m
 blocked in C (SQLite indexing, a read that the kernel retries) would not see it for a long
 time. So each signal also wakes a watcher thread (`signal.set_wakeup_fd`): the program has
 STOP_GRACE_S to end by itself, then the watcher runs the registered closers (each ends a
-trace still open), hands the terminal back its modes if the TUI had it, and ends the
-process with 128 + N.
+trace still open; CLOSE_WAIT_S for all of them, since one can block on a hung endpoint),
+hands the terminal back its modes if the TUI had it, and ends the process with 128 + N.
 
 Ending by itself: in the main thread the handler raises `Stopped`, a KeyboardInterrupt, so
 every path that ends a run on Ctrl+C ends it the same way, and the command turns it into one
@@ -36,6 +36,9 @@ STOP_SIGNALS = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
 
 STOP_GRACE_S = 0.7
 """After a stop signal, how long the program may take to end by itself before it is ended."""
+
+CLOSE_WAIT_S = 0.2
+"""Then how long the closers (each ends a trace still open) may take before the process ends."""
 
 
 class Stopped(KeyboardInterrupt):
@@ -145,12 +148,19 @@ class _Guard:
         timer.start()
 
     def end(self, signum: int) -> None:
-        for close in list(reversed(self.closers)):
-            with contextlib.suppress(Exception):
-                close()
+        # A closer can block (a session whose model call hangs on a dead endpoint): the
+        # closers get CLOSE_WAIT_S in all, on a thread of their own, then the process ends.
+        closing = threading.Thread(target=self._close_all, daemon=True, name="docsagent-closing")
+        closing.start()
+        closing.join(CLOSE_WAIT_S)
         if self.targets and self.terminal is not None:  # the TUI had the terminal
             _restore_terminal(self.terminal)
         os._exit(128 + signum)
+
+    def _close_all(self) -> None:
+        for close in list(reversed(self.closers)):
+            with contextlib.suppress(Exception):
+                close()
 
 
 _guard: _Guard | None = None

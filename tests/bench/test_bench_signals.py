@@ -65,6 +65,17 @@ def test_ask_writing_a_long_answer(tmp_path: Path, cli_env: Path) -> None:
     assert seconds_to_exit(proc, "while ask writes a 4 MB answer") < TARGET_S
 
 
+def test_ask_waiting_on_a_hung_endpoint(chat_server: ChatServer, tmp_path: Path) -> None:
+    chat_server.push(Hang(answer=False, seconds=20))
+    proc = launch(
+        "ask", "q", "--docs", str(small_docs(tmp_path)),
+        "--base-url", chat_server.base_url, "--model", MODEL,
+        env={"LLM_API_KEY": "sk-bench-signals"},
+    )  # fmt: skip
+    wait_until(lambda: len(chat_server.requests) >= 1, proc)
+    assert seconds_to_exit(proc, "while ask waits on a hung endpoint") < TARGET_S
+
+
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGINT"])
 def test_eval_with_64_questions_in_flight(
     chat_server: ChatServer, tmp_path: Path, name: str

@@ -115,7 +115,10 @@ class ChatScreen(TraceScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        inputs = self.query(Input)
+        if not inputs:  # a stop signal quit the app while the screen was being built
+            return
+        inputs.first().focus()
         self.render_state()
         self.set_interval(0.2, self._tick)
         # A daemon thread of its own, not a Textual thread worker: those run in asyncio's
