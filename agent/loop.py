@@ -38,9 +38,9 @@ from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
 from agent.tools.schema import ArgumentError
 
 SYSTEM_PROMPT = """\
-Answer only from what the tools show (search_docs first). Cite each claim in your own \
-sentences as path:start-end of lines read, e.g. guide.md:45-61 (not in code or quotes). \
-If the docs do not cover the question, say so plainly."""
+Answer only from what the tools show (search_docs first). Cite claims in prose as \
+path:start-end of lines read, e.g. guide.md:45-61, not in code or quotes. If the docs do \
+not cover it, say so plainly."""
 """What the model is told besides the tools' own descriptions, which say what each tool
 is for (search_docs' results end by saying to read a section before citing it): the
 order to use them in, the citation format (only the answer's own prose cites) and the
