@@ -22,7 +22,6 @@ makes it; without it (tests calling the commands in-process) the helpers do noth
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -252,6 +251,8 @@ def on_running_loop(callback: Callable[[int], None]) -> Callable[[int], None]:
 
     With no loop running (before the app starts, after it ends) it raises `Stopped`.
     """
+
+    import asyncio  # here, not at the top: `docsagent --help` does not pay for it
 
     def target(signum: int) -> None:
         try:
