@@ -3,7 +3,8 @@
 `docsagent` (offline model, the bundled manual, fresh state and config folders, its search
 index already built by one earlier run) against a bare Textual app with a header, an input
 and a footer (`minimal_textual_app.py`), started the same way. The first frame is the
-terminal switched to the alternate screen and the question box's placeholder drawn. Five
+terminal switched to the alternate screen and the question box's placeholder drawn. Both
+sides run once first, as a user's first run does, so their compiled modules are cached. Five
 runs each, taking turns; the medians' ratio is printed with its target (1.5x) and the
 script fails when it is missed.
 """
@@ -82,6 +83,8 @@ def main() -> int:
             key: value
             for key, value in os.environ.items()
             if key not in ("LLM_API_KEY", "OPENAI_API_KEY", "OPENAI_MODEL", "DOCSAGENT_DOCS")
+            # A user's first run caches the compiled modules; both sides start from that.
+            and key != "PYTHONDONTWRITEBYTECODE"
         }
         env.update(
             XDG_STATE_HOME=str(folder / "state"),
@@ -97,6 +100,8 @@ def main() -> int:
             stderr=subprocess.DEVNULL,
             check=True,
         )
+        first_frame_seconds([DOCSAGENT], env)  # and compiles what each side imports
+        first_frame_seconds(MINIMAL, env)
         ours: list[float] = []
         floor: list[float] = []
         for _ in range(RUNS):
