@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config, build_agent, open_docs
-from agent.search.index import IndexReport, Progress
+from agent.search.index import IndexReport
+from agent.search.store import Progress
 from agent.session import Session
 from agent.testing import ScriptedModel
 from tests.tui.conftest import until
@@ -101,9 +102,11 @@ async def test_the_first_frame_is_drawn_before_the_index_is_opened(
     config = Config(docs=docs, model="script:x", trace_dir=tmp_path, cache_dir=tmp_path / "c")
     opened = open_docs(config)
     session = Session(build_agent(config, model=ScriptedModel([]), docs=opened), trace_dir=tmp_path)
-    app = chat_app(session, config, index=opened.index)
+    index = opened.index
+    assert index is not None
+    app = chat_app(session, config, index=index)
     drawn_first: list[bool] = []
-    prepare = opened.index.prepare
+    prepare = index.prepare
 
     def watched(progress: Progress | None = None) -> IndexReport:
         screen = app.screen
@@ -112,7 +115,7 @@ async def test_the_first_frame_is_drawn_before_the_index_is_opened(
         )
         return prepare(progress)
 
-    opened.index.prepare = watched  # type: ignore[method-assign]
+    index.prepare = watched  # type: ignore[method-assign]
     async with app.run_test() as pilot:
         await until(pilot, lambda: bool(drawn_first))
         assert drawn_first[0]  # the question box was laid out when indexing began
