@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config, build_agent, open_docs
+from agent.search.index import IndexReport
+from agent.search.store import Progress
 from agent.session import Session
 from agent.testing import ScriptedModel
 from tests.tui.conftest import until
@@ -18,6 +20,7 @@ from tui.render import indexing_label
 from tui.screens.chat import ChatScreen
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.notice_bar import NoticeBar
+from tui.widgets.question_input import QuestionInput
 
 
 class Terminal(io.StringIO):
@@ -90,3 +93,29 @@ async def test_the_header_shows_indexing_progress_until_the_index_is_ready(
         screen.post_message(IndexReady(None))
         await until(pilot, lambda: screen.indexing is None)
         assert not app._notifications
+
+
+@pytest.mark.asyncio
+async def test_the_first_frame_is_drawn_before_the_index_is_opened(
+    docs: Path, tmp_path: Path
+) -> None:
+    config = Config(docs=docs, model="script:x", trace_dir=tmp_path, cache_dir=tmp_path / "c")
+    opened = open_docs(config)
+    session = Session(build_agent(config, model=ScriptedModel([]), docs=opened), trace_dir=tmp_path)
+    index = opened.index
+    assert index is not None
+    app = chat_app(session, config, index=index)
+    drawn_first: list[bool] = []
+    prepare = index.prepare
+
+    def watched(progress: Progress | None = None) -> IndexReport:
+        screen = app.screen
+        drawn_first.append(
+            isinstance(screen, ChatScreen) and screen.query_one(QuestionInput).size.width > 0
+        )
+        return prepare(progress)
+
+    index.prepare = watched  # type: ignore[method-assign]
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: bool(drawn_first))
+        assert drawn_first[0]  # the question box was laid out when indexing began

@@ -126,8 +126,8 @@ class ChatScreen(TraceScreen):
         # run stuck on a hung endpoint. Quitting closes the run's trace (`stop`) instead.
         worker = threading.Thread(target=self.conversation.serve, name="docsagent-run", daemon=True)
         worker.start()
-        if self.index is not None:
-            self._prepare_index(self.index)
+        if self.index is not None:  # once the first frame is drawn: it does not wait for this
+            self.call_after_refresh(self._prepare_index, self.index)
         if self.question:
             self.ask(self.question)
 
