@@ -101,6 +101,10 @@ def slope(xs: list[int], ys: list[float]) -> float:
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
 
 
+def ended(screen: ChatScreen, runs: int) -> Callable[[], bool]:
+    return lambda: screen.state.runs >= runs and not screen.state.busy
+
+
 async def session_run(folder: Path) -> tuple[list[float], list[float]]:
     config = Config(docs=default_docs(), model="script:bench", trace_dir=folder / "traces")
     model = ScriptedModel(script(), stream=True)
@@ -116,7 +120,7 @@ async def session_run(folder: Path) -> tuple[list[float], list[float]]:
             began = time.process_time()
             box.value = f"question {number}: how do I use part {number}?"
             await pilot.press("enter")
-            await until(pilot, lambda n=number: screen.state.runs >= n and not screen.state.busy)
+            await until(pilot, ended(screen, number))
             await pilot.pause()
             cpu.append(time.process_time() - began)
             rss.append(rss_mb())
