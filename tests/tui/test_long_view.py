@@ -56,8 +56,18 @@ async def settle(pilot: Pilot[int], answer: str) -> None:
     await until(pilot, lambda: shows_answer(pilot.app, answer))
 
 
-def assert_list_matches(app: DocsAgentApp) -> MessageList:
+def removed_settled(app: DocsAgentApp) -> bool:
+    """Whether the widgets pruned or replaced have left the DOM (removal is asynchronous)."""
+    messages = app.screen.query_one(MessageList)
+    in_dom = [w for w in messages.children if isinstance(w, (EntryLine, TurnView))]
+    return in_dom == messages.shown
+
+
+async def assert_list_matches(pilot: Pilot[Any]) -> MessageList:
     """The mounted widgets are exactly the newest entries, in order, each showing its entry."""
+    app = pilot.app
+    assert isinstance(app, DocsAgentApp)
+    await until(pilot, lambda: removed_settled(app))
     messages = app.screen.query_one(MessageList)
     entries = chat(app).state.entries
     tail: list[Entry] = list(entries[max(len(entries) - messages.limit, 0) :])
@@ -96,7 +106,7 @@ async def test_a_run_of_160_tool_steps_keeps_the_newest_entries(config: Config) 
         assert all(e.text.startswith("context shortened before step") for e in shortened)
         assert state.compacted == 160 - 3  # all but the last three steps' results
         assert len(state.entries) == 2 + 161 + len(shortened)
-        assert_list_matches(app)
+        await assert_list_matches(pilot)
 
 
 async def test_a_typed_conversation_of_15_questions(config: Config) -> None:
@@ -120,7 +130,7 @@ async def test_a_typed_conversation_of_15_questions(config: Config) -> None:
         assert shortened  # the conversation grew past the threshold: old results were stubbed
         # The system prompt, then a question and 7 turns each, and the compaction lines.
         assert len(entries) == 1 + 15 * 8 + len(shortened)
-        assert_list_matches(app)
+        await assert_list_matches(pilot)
 
 
 async def test_instant_answers_30_times_in_fresh_conversations(config: Config) -> None:
@@ -139,7 +149,7 @@ async def test_instant_answers_30_times_in_fresh_conversations(config: Config) -
             first = app.screen.query_one(MessageList).shown[2]
             assert isinstance(first, TurnView) and first.entry.text == "Looking."
             assert not first.entry.streaming and first.entry.cards[0].output is not None
-            assert_list_matches(app)
+            await assert_list_matches(pilot)
             chat(app).action_new()  # the worker resets the conversation, then the view
             await until(pilot, lambda: chat(app).state.runs == 0)
             assert app.screen.query_one(MessageList).shown == []
