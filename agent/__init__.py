@@ -57,6 +57,7 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
     )
     from agent.export import FORMATS as EXPORT_FORMATS
     from agent.export import export as export_trace
+    from agent.files import NotRegularFile, open_regular
     from agent.loop import SYSTEM_PROMPT, Agent
     from agent.messages import Message, ToolCall
     from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
@@ -112,6 +113,7 @@ _ON_FIRST_USE = {
     "Message": ("agent.messages", "Message"),
     "MessageAppended": ("agent.events", "MessageAppended"),
     "Model": ("agent.models.base", "Model"),
+    "NotRegularFile": ("agent.files", "NotRegularFile"),
     "ModelNotice": ("agent.events", "ModelNotice"),
     "ModelReplied": ("agent.events", "ModelReplied"),
     "ModelRequested": ("agent.events", "ModelRequested"),
@@ -166,6 +168,7 @@ _ON_FIRST_USE = {
     "list_docs": ("agent.tools.docs", "list_docs"),
     "load_questions": ("agent.eval.questions", "load_questions"),
     "open_docs": ("agent.config", "open_docs"),
+    "open_regular": ("agent.files", "open_regular"),
     "parse_arguments": ("agent.tools.arguments", "parse_arguments"),
     "parse_prices": ("agent.pricing", "parse_prices"),
     "read_doc": ("agent.tools.docs", "read_doc"),
@@ -227,6 +230,7 @@ __all__ = [
     "ModelNotice",
     "ModelReplied",
     "ModelRequested",
+    "NotRegularFile",
     "OFFLINE",
     "Outcome",
     "Question",
@@ -280,6 +284,7 @@ __all__ = [
     "list_docs",
     "load_questions",
     "open_docs",
+    "open_regular",
     "parse_arguments",
     "parse_prices",
     "read_doc",

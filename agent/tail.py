@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.errors import TraceError
 from agent.events import Event, RunFinished
-from agent.trace import MAX_LINE_BYTES, _event_line, _header, open_regular
+from agent.trace import MAX_LINE_BYTES, _event_line, _header, open_trace_file
 
 READ_BYTES = 4 * 1024 * 1024
 """Bytes taken at most by one `read`, so a big trace is shown while it is read."""
@@ -35,7 +35,7 @@ class TraceTail:
         Raises TraceError when the file is gone, is not a docsagent trace, or holds a
         damaged whole line.
         """
-        with open_regular(self.path) as stream:
+        with open_trace_file(self.path) as stream:
             stream.seek(self._offset)
             data = stream.read(READ_BYTES)
         self._offset += len(data)

@@ -11,8 +11,6 @@ import dataclasses
 import functools
 import json
 import math
-import os
-import stat
 import threading
 import time
 import types
@@ -24,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from agent.errors import TraceError
 from agent.events import EVENT_TYPES, Event, RunFinished
+from agent.files import NotRegularFile, open_regular
 from agent.messages import Message
 
 if TYPE_CHECKING:
@@ -227,28 +226,19 @@ MAX_LINE_BYTES = 32 * 1024 * 1024
 HEADER_TEXT = ("question", "model", "docs")  # header fields the replay shows
 
 
-def open_regular(file: Path) -> IO[bytes]:
-    """`file` opened for reading if it is a regular file; TraceError otherwise.
-
-    A FIFO or a device (`/dev/zero`) would hang or never end, so it is refused before it is
-    opened; O_NONBLOCK and a second check on the open file cover a swap in between.
-    """
+def open_trace_file(file: Path) -> IO[bytes]:
+    """`file` opened for reading if it is a regular file; TraceError otherwise (a FIFO or
+    a device would hang or never end: `agent.files`)."""
     try:
-        mode = file.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise TraceError(f"{file} is a folder, not a trace file")
-        if not stat.S_ISREG(mode):
-            raise TraceError(f"{file} is not a regular file, so not a trace")
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(file, flags)
+        return open_regular(file)
+    except NotRegularFile as exc:
+        if exc.folder:
+            raise TraceError(f"{file} is a folder, not a trace file") from None
+        raise TraceError(f"{file} is not a regular file, so not a trace") from None
     except FileNotFoundError:
         raise TraceError(f"no trace file at {file}") from None
     except OSError as exc:
         raise TraceError(f"cannot read trace {file}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise TraceError(f"{file} is not a regular file, so not a trace")
-    return os.fdopen(fd, "rb")
 
 
 def _lines(stream: IO[bytes], file: Path) -> Iterator[tuple[int, bytes]]:
@@ -314,7 +304,7 @@ def read_trace(path: Path | str) -> Trace:
     says so; any other damaged line is an error.
     """
     file = Path(path)
-    with open_regular(file) as stream:
+    with open_trace_file(file) as stream:
         lines = _lines(stream, file)
         first = next(lines, None)
         trace = Trace(_header(first[1] if first else None, file))

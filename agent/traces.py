@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent.errors import TraceError
-from agent.trace import FORMAT, open_regular, parse_line
+from agent.trace import FORMAT, open_trace_file, parse_line
 
 
 def trace_filename(question: str, now: datetime | None = None) -> str:
@@ -43,7 +43,7 @@ def _summary(path: Path) -> TraceSummary:
     header: Any = None
     outcome = "interrupted"
     try:
-        with open_regular(path) as stream:
+        with open_trace_file(path) as stream:
             header = parse_line(stream.readline(SUMMARY_HEADER_BYTES))
             outcome = _outcome(stream)
     except (TraceError, OSError, ValueError):

@@ -9,14 +9,13 @@ wordings of one base question share its `base`) and `note` (free text, ignored).
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from agent.errors import ConfigError
+from agent.files import NotRegularFile, open_regular
 from agent.tools.corpus import Corpus, OutsideDocs
 
 KEYS = ("question", "evidence", "must_mention", "answerable", "id", "base", "wording", "note")
@@ -141,25 +140,18 @@ MAX_LINE_NUMBER = 10**9
 
 def _open_regular(file: Path) -> IO[bytes]:
     """`file` opened for reading if it is a regular file (a FIFO would block, a device
-    never end); ConfigError otherwise. O_NONBLOCK and a check on the open file cover a
-    swap between the two."""
+    never end); ConfigError otherwise."""
     try:
-        mode = file.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise ConfigError(f"{file} is a folder, not a question file")
-        if not stat.S_ISREG(mode):
-            raise ConfigError(f"{file} is not a regular file, so not a question file")
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(file, flags)
+        return open_regular(file)
+    except NotRegularFile as exc:
+        if exc.folder:
+            raise ConfigError(f"{file} is a folder, not a question file") from None
+        raise ConfigError(f"{file} is not a regular file, so not a question file") from None
     except (FileNotFoundError, NotADirectoryError):
         raise ConfigError(f"no question file at {file}") from None
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"cannot read the question file {file}: {reason}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ConfigError(f"{file} is not a regular file, so not a question file")
-    return os.fdopen(fd, "rb")
 
 
 def _lines(file: Path) -> Iterator[tuple[int, str]]:
