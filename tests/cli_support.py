@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -20,3 +21,17 @@ def ask(*args: str) -> tuple[int, str, str]:
     """`docsagent ask ARGS`: exit code, stdout and stderr."""
     result = CliRunner().invoke(app, ["ask", *args])
     return result.exit_code, result.stdout, result.stderr
+
+
+def read_until_closed(fd: int) -> bytes:
+    """All a pseudo-terminal's program writes, until it closes the terminal."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the terminal closed: the command is done
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -26,6 +26,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.cli_support import read_until_closed
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SAMPLE = re.compile(r"<!-- sample (\d+): (.+?) -->\n```(\w*)\n(.*?)```", re.DOTALL)
@@ -96,18 +98,10 @@ def run(command: str, width: int) -> str:
             env=env, cwd=folder,
         )  # fmt: skip
         os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the terminal closed: the command is done
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
+        output = read_until_closed(main)
         os.close(main)
         process.wait(timeout=60)
-        return mask(screen(b"".join(chunks)), traces)
+        return mask(screen(output), traces)
 
 
 def refreshed(markdown: str) -> str:

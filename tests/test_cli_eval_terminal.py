@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.chatserver import MODEL, ChatServer, Status
+from tests.cli_support import read_until_closed
 from tui.cli import app
 
 pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
@@ -124,17 +125,9 @@ def test_on_a_real_terminal_only_our_own_styling_is_written(
         env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"},
     )
     os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # the terminal closed: the command is done
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
+    output = read_until_closed(main)
     assert process.wait() == 0
     os.close(main)
-    shown = b"".join(chunks).decode("utf-8")
+    shown = output.decode("utf-8")
     assert "PWNED" in shown
     assert controls(OURS.sub("", shown)) == []

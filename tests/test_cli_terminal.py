@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from agent.events import RunFinished
 from agent.trace import read_trace
 from tests.chatserver import ChatServer, Status
+from tests.cli_support import read_until_closed
 from tui.cli import app
 
 # An OSC title, an OSC 52 clipboard write, clear screen + alternate screen, a status query,
@@ -156,21 +157,13 @@ def test_on_a_real_terminal_only_our_own_styling_is_written(docs: Path, env: Pat
         env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"},
     )
     os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # the terminal closed: the command is done
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
+    output = read_until_closed(main)
     assert process.stderr is not None
     with process.stderr:
         err = process.stderr.read()
     assert process.wait() == 0
     os.close(main)
-    out = b"".join(chunks)
+    out = output
     assert SGR.search(out), "the answer was rendered for a terminal"
     assert controls(SGR.sub(b"", out).replace(b"\r\n", b"\n")) == []  # the pty turns \n into \r\n
     assert controls(err) == []
