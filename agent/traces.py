@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent.errors import TraceError
-from agent.trace import FORMAT, open_trace_file, parse_line
+from agent.events import RunFinished
+from agent.outcome import run_outcome
+from agent.tools.citations import find_citations
+from agent.trace import FORMAT, event_from_dict, open_trace_file, parse_line
 
 
 def trace_filename(question: str, now: datetime | None = None) -> str:
@@ -29,8 +32,9 @@ SUMMARY_HEADER_BYTES = 1024 * 1024  # a header line longer than this is not list
 
 @dataclass(frozen=True)
 class TraceSummary:
-    """A trace file, what its header says, and how the run ended (a stop reason,
-    "interrupted" when the final event is missing, or "not a trace")."""
+    """A trace file, what its header says, and how the run ended (`run_outcome`: a stop
+    reason, declined or read_nothing; "interrupted" when the final event is missing, or
+    "not a trace")."""
 
     path: Path
     question: str
@@ -62,17 +66,25 @@ def _summary(path: Path) -> TraceSummary:
 
 
 def _outcome(stream: IO[bytes]) -> str:
-    """How the run ended, from the trace's last line: its stop reason, or "interrupted"."""
+    """How the run ended, from the trace's last line: as `run_outcome` tells it (so a
+    decline is "declined", as the replay of it says), or "interrupted"."""
     stream.seek(max(stream.seek(0, 2) - TAIL_BYTES, 0))
     last = stream.read(TAIL_BYTES).rstrip(b"\n").rsplit(b"\n", 1)[-1]
     try:
         data = parse_line(last)
     except ValueError:
         return "interrupted"
-    if isinstance(data, dict) and data.get("type") == "run_finished":
+    if not isinstance(data, dict) or data.get("type") != "run_finished":
+        return "interrupted"
+    try:
+        finished = event_from_dict(data)
+    except ValueError:
+        finished = None
+    if not isinstance(finished, RunFinished):
         reason = data.get("stop_reason")
         return reason if isinstance(reason, str) else "?"
-    return "interrupted"
+    # Only whether the answer cites anything matters here, so no docs are needed.
+    return run_outcome(finished, find_citations(finished.answer or "", None))
 
 
 def _modified(path: Path) -> float:

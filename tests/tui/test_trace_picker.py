@@ -65,3 +65,25 @@ async def test_recent_traces_say_which_docs_folder_each_run_used(
             "a.jsonl · scripted · …/me/shared/corpora/httpx-docs · answered",
             "b.jsonl · scripted · /srv/manual · answered",
         ]
+
+
+async def test_recent_traces_word_each_ending_as_its_replay_does(
+    make_session: SessionFactory, config: Config
+) -> None:
+    script = [
+        reply(None, call("list_docs")),
+        reply("Timeouts are 5 seconds (advanced/timeouts.md:3-3)."),
+        reply(None, call("list_docs")),
+        reply("The docs do not say."),
+        reply("Probably 5 seconds."),
+    ]
+    session, _ = make_session(script)
+    for question in ["cited?", "declined?", "read nothing?"]:
+        list(session.ask(question))
+    app = chat_app(session, config)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TracePicker))
+        options = app.screen.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt).split(" · ")[-1] for i in range(3)]
+        assert shown == ["answered without reading the docs", "declined", "answered"]
