@@ -262,11 +262,13 @@ def turn_label(step: int, streaming: bool) -> Text:
     return label
 
 
-def run_label(run: RunState) -> Text:
-    """The run state as shown in the header."""
+def run_label(run: RunState, *, tool: str = "") -> Text:
+    """The run state as shown in the header; with `tool`, a running call names it."""
     ended = OUTCOMES.get(run)
     if ended is not None:
         return Text(f"● {ended.label}", ended.style)
+    if tool and run == "running tool":
+        return Text(f"● running {visible(elide(tool, NAME_WIDTH))}", BUSY_STYLES[run])
     return Text(f"● {run}", BUSY_STYLES[run])
 
 
@@ -274,7 +276,8 @@ def header_text(
     state: ViewState, *, docs: str, model: str, mode: str, width: int, extra: str = ""
 ) -> Text:
     """The header line: docs folder, model and mode on the left; `extra` and the run state right."""
-    right = Text.assemble(shown(f"{extra}  ", "bold") if extra else "", run_label(state.run))
+    label = run_label(state.run, tool=state.tool if state.served else "")
+    right = Text.assemble(shown(f"{extra}  ", "bold") if extra else "", label)
     docs, model, mode = visible(docs), visible(model), visible(mode)
     tag = f" [{mode}]" if mode and mode != model else ""
     left_room = max(width - right.cell_len - 2, 10)
@@ -317,17 +320,20 @@ def compaction_counter(results: int, saved: int, *, short: bool = False) -> str:
 def status_text(
     state: ViewState, *, elapsed_s: float | None, trace: str | None, width: int
 ) -> Text:
-    """The status bar: step, tool calls, tokens, elapsed time and the trace file."""
+    """The status bar: step, tool calls, tokens, elapsed time and the trace file.
+
+    A served session (`docsagent mcp`) asks no model: it shows its calls, no step or tokens.
+    """
     shown = state.elapsed_s if state.elapsed_s is not None else elapsed_s
     calls = f"{state.tool_calls} tool call{'s' if state.tool_calls != 1 else ''}"
     clock = [duration(shown)] if shown is not None else []
     for short in (False, True):
         step = f"step {state.step}/{state.max_steps}" if state.max_steps else "not started"
-        served = not state.max_steps and state.tool_calls  # look-ups of an MCP client
-        parts = [calls] if served else [step, calls]
+        parts = [calls] if state.served else [step, calls]
         if state.repeats:
             parts.append(repeat_counter(state.repeats, short=short))
-        parts.append(tokens(state.usage, short=short))
+        if not state.served:
+            parts.append(tokens(state.usage, short=short))
         if state.compacted:
             parts.append(compaction_counter(state.compacted, state.tokens_saved, short=short))
         if state.cost_usd is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from agent import (
+    SERVED_MODEL,
     ContextCompacted,
     Event,
     Message,
@@ -145,10 +146,19 @@ class ViewState:
     """Tool results of the run's context replaced by stubs so far."""
     tokens_saved: int = 0
     """Prompt tokens those stubs saved (an estimate)."""
+    calls_running: int = 0
+    """Tool calls started and not yet finished."""
+    tool: str = ""
+    """The tool of the call started last."""
 
     @property
     def busy(self) -> bool:
         return self.run in ("thinking", "running tool")
+
+    @property
+    def served(self) -> bool:
+        """Whether this is a `docsagent mcp` session: an outside client's look-ups, no model."""
+        return self.model == SERVED_MODEL and not self.max_steps
 
     @property
     def step(self) -> int:
@@ -204,10 +214,19 @@ def reduce(state: ViewState, event: Event) -> ViewState:
         turn = _open_turn(state, event.step)
         if not any(c.call_id == card.call_id for c in turn.cards):
             turn = replace(turn, cards=(*turn.cards, card))
-        state = replace(state, run="running tool")
+        running = state.calls_running + 1
+        state = replace(state, run="running tool", calls_running=running, tool=event.name)
         return _set_turn(state, turn)
     if isinstance(event, ToolCallFinished):
-        state = replace(state, results=state.results.append(event))
+        running = max(state.calls_running - 1, 0)
+        # A served session waits for its client's next call: no model is about to be asked.
+        idle = state.served and not running and state.run == "running tool"
+        state = replace(
+            state,
+            results=state.results.append(event),
+            calls_running=running,
+            run="idle" if idle else state.run,
+        )
         return _tool_finished(state, event)
     if isinstance(event, ContextCompacted):
         return _compacted(state, event)
@@ -247,10 +266,11 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
     entries = state.entries
     if event.history and not entries:
         entries = Log(_earlier_turns(event.history))
+    served = event.model == SERVED_MODEL and not event.max_steps  # no model to think
     return replace(
         state,
         entries=entries,
-        run="thinking",
+        run="idle" if served else "thinking",
         question=event.question,
         model=event.model,
         docs=event.docs,
@@ -262,6 +282,7 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
         results=Log(),
         compacted=0,
         tokens_saved=0,
+        calls_running=0,
     )
 
 

@@ -13,6 +13,8 @@ from agent import (
     SERVED_MODEL,
     RunStarted,
     ServedTools,
+    ToolCallFinished,
+    ToolCallStarted,
     Trace,
     TraceError,
     TraceTail,
@@ -21,12 +23,15 @@ from agent import (
     open_docs,
 )
 from agent.config import Config
+from agent.served import SERVED_QUESTION
+from agent.trace import TraceWriter
 from tests.tui.conftest import until
 from tui.app import replay_app
 from tui.following import newest_served
 from tui.screens.replay import ReplayScreen
 from tui.state import TurnEntry, ViewState
 from tui.widgets.header_bar import HeaderBar
+from tui.widgets.status_bar import StatusBar
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MANUAL = ROOT / "data" / "manual"
@@ -130,3 +135,41 @@ def test_follow_without_a_session_says_so(tmp_path: Path, cli_env: Path) -> None
     )
     assert done.returncode == 2
     assert "no `docsagent mcp` session's trace in" in done.stderr
+
+
+def bars(screen: ReplayScreen) -> tuple[str, str]:
+    """The header and status bar as the user reads them."""
+    header = str(screen.query_one(HeaderBar).render())
+    return header, str(screen.query_one(StatusBar).render())
+
+
+@pytest.mark.asyncio
+async def test_the_header_says_idle_between_calls_and_names_the_running_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "served.jsonl"
+    writer = TraceWriter(path, {"question": SERVED_QUESTION, "model": SERVED_MODEL})
+    writer.write(RunStarted(question=SERVED_QUESTION, model=SERVED_MODEL, max_steps=0))
+    trace, tail = following(path)
+    app = replay_app(trace, path=path, follow=tail)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        header, status = bars(screen)
+        assert header.endswith("● idle") and status.startswith("0 tool calls")
+        writer.write(ToolCallStarted(step=1, tool_call_id="mcp-1", name="list_docs", arguments=""))
+        await until(pilot, lambda: bars(screen)[0].endswith("● running list_docs"))
+        done = ToolCallFinished(
+            step=1,
+            tool_call_id="mcp-1",
+            name="list_docs",
+            output="a.md",
+            error=False,
+            duration_s=0.1,
+        )
+        writer.write(done)
+        await until(pilot, lambda: bars(screen)[0].endswith("● idle"))
+        header, status = bars(screen)
+        assert status.startswith("1 tool call ·")
+        assert "tok" not in status and "step" not in status  # an MCP server asks no model
+    writer.close()
