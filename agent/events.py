@@ -22,10 +22,12 @@ from typing import Any, ClassVar, Literal
 from agent.messages import Message
 
 StopReason = Literal[
-    "answered", "truncated", "empty", "max_steps", "budget", "repeated", "cancelled", "error"
-]
+    "answered", "truncated", "empty", "max_steps", "budget", "repeated", "cancelled", "error",
+    "ended",
+]  # fmt: skip
 """How a run ended. `truncated`: the reply stopped at the length limit (`answer` holds the
-part that came); `empty`: the model sent no text and no tool call."""
+part that came); `empty`: the model sent no text and no tool call; `ended`: a served
+session (`docsagent mcp`) that its client closed, the normal end of one."""
 
 
 @dataclass(frozen=True)

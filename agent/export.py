@@ -134,6 +134,7 @@ def _outcome(trace: Trace, run: _Run) -> str:
         "repeated": "stopped (a repeated call)",
         "cancelled": "cancelled",
         "error": "failed",
+        "ended": "session ended",
         "declined": "declined (the answer cites none of the docs)",
         "read_nothing": "answered without reading the docs (the model called no tool)",
     }[run_outcome(run.finished, find_citations(run.finished.answer or "", None, trace.events))]

@@ -9,8 +9,9 @@ One `ServedTools` is one client session and one trace, in the trace format runs 
 
 Each call is its own step, as if a model had made it, so a replay shows one card per
 look-up and `export` and `rerun` read the trace as they read a run's. The trace ends with
-one `RunFinished` however the session ends (the client left, a signal, a failure), and
-calls still running then are waited for first, so no result is dropped.
+one `RunFinished` however the session ends, and calls still running then are waited for
+first, so no result is dropped: its stop reason is `ended` when the client closed the
+session (the normal end), `cancelled` when a signal stopped the server.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from agent.events import (
     MessageAppended,
     RunFinished,
     RunStarted,
+    StopReason,
     ToolCallFinished,
     ToolCallStarted,
     Totals,
@@ -137,10 +139,14 @@ class ServedTools:
         """Calls made so far."""
         return self._calls
 
-    def close(self, why: str, *, wait_s: float = 5.0) -> RunFinished | None:
+    def close(
+        self, why: str, *, stop_reason: StopReason = "cancelled", wait_s: float = 5.0
+    ) -> RunFinished | None:
         """End the trace (once; later calls do nothing): `why` says how the session ended.
 
-        Calls still running are given `wait_s` to finish, so their results are traced.
+        `stop_reason` is `ended` for the normal end (the client closed the session); the
+        default, `cancelled`, is for a session stopped from outside (a signal). Calls still
+        running are given `wait_s` to finish, so their results are traced.
         """
         with self._lock:
             self._idle.wait_for(lambda: self._running == 0, timeout=wait_s)
@@ -148,7 +154,7 @@ class ServedTools:
                 return None
             elapsed = self._clock() - self._began
             each_a_step = dataclasses.replace(self._totals, steps=self._calls)
-            final = each_a_step.finish("cancelled", elapsed_s=elapsed, error=why)
+            final = each_a_step.finish(stop_reason, elapsed_s=elapsed, error=why)
             self._writer.write(final)
         self._writer.close()
         return final

@@ -135,7 +135,8 @@ async def test_each_tool_answers_with_lines_to_cite_and_the_session_is_traced(
     assert [c.name for c in calls] == ["search_docs", "read_doc", "grep_docs", "list_docs"]
     assert json.loads(calls[1].arguments) == {"path": "timeouts.md", "start": 3, "end": 4}
     assert [r.output for r in results][1] == text_of(read)
-    assert trace.complete and ending(trace).error == "the MCP client disconnected"
+    assert trace.complete and ending(trace).stop_reason == "ended"  # the normal end
+    assert ending(trace).error == "the MCP client closed the session"
     assert ending(trace).stats.tool_calls == 4
     assert "serving" in Path(errlog.name).read_text()
 
@@ -218,7 +219,8 @@ async def test_two_sessions_leave_two_traces_that_replay(
         )
         assert printed.returncode == 0, printed.stderr
         assert f'[step 1] grep_docs({{"keyword": "{keyword}"}}) → timeouts.md:' in printed.stderr
-        assert "cancelled after 1 step · 1 tool call" in printed.stderr
+        assert "session ended after 1 step · 1 tool call" in printed.stderr
+        assert "cancelled" not in printed.stderr
 
 
 def rpc(id_: int, method: str, params: dict[str, Any] | None = None) -> bytes:
@@ -262,7 +264,7 @@ def test_a_stop_signal_closes_the_trace(docs: Path, traces: Path, name: str, cod
     trace = read_trace(only_trace(traces))
     error = ending(trace).error
     assert trace.complete and error is not None
-    assert error.endswith(f"({name})")
+    assert error.endswith(f"({name})") and ending(trace).stop_reason == "cancelled"
 
 
 def test_without_the_sdk_it_says_what_to_install(docs: Path, traces: Path) -> None:
@@ -348,4 +350,5 @@ async def test_streamable_http_serves_on_the_loopback(docs: Path, traces: Path) 
             server.kill()
     trace = read_trace(only_trace(traces))
     assert trace.complete and ending(trace).error == "terminated (SIGTERM)"
+    assert ending(trace).stop_reason == "cancelled"
     assert [e.name for e in trace.events if isinstance(e, ToolCallStarted)] == ["read_doc"]

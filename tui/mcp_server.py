@@ -114,7 +114,10 @@ def serve(served: ServedTools, *, http: int | None = None, host: str = "127.0.0.
             anyio.run(_serve_stdio, server)
         else:
             anyio.run(_serve_http, server, host, http)
-    served.close("the MCP client disconnected" if http is None else "the server stopped")
+    if http is None:  # stdin closed: how a client ends an MCP session over stdio
+        served.close("the MCP client closed the session", stop_reason="ended")
+    else:  # uvicorn passes a signal it caught on to ours (which ends the trace) first
+        served.close("the server stopped")
 
 
 async def _serve_stdio(server: Server[Any]) -> None:

@@ -69,6 +69,11 @@ OUTCOMES: dict[str, Outcome] = {
         label="error", style="bold red", summary="failed", notice="error: {}",
         detail="the run failed", level="error", exit_code=1,
     ),
+    "ended": Outcome(
+        label="session ended", style="bold green", summary="session ended",
+        notice="session ended: {}", detail="the client closed the session", level="info",
+        exit_code=0,
+    ),
     "interrupted": Outcome(
         label="interrupted", style="bold magenta", summary="interrupted",
         notice="the trace ends here: {}", detail="the run was interrupted", exit_code=130,

@@ -52,6 +52,7 @@ RunState = Literal[
     "max_steps",
     "budget",
     "repeated",
+    "ended",
     "interrupted",
 ]
 

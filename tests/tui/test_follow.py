@@ -70,10 +70,11 @@ async def test_new_calls_appear_as_the_client_makes_them_and_it_ends_with_the_se
         await until(pilot, lambda: screen.state.tool_calls == 2)
         assert cards(screen.state) == ["search_docs", "read_doc"]
         assert "following" in screen.header_extra()
-        server.close("the MCP client disconnected")
-        await until(pilot, lambda: tail.finished and screen.state.run == "cancelled")
+        server.close("the MCP client closed the session", stop_reason="ended")
+        await until(pilot, lambda: tail.finished and screen.state.run == "ended")
         assert screen.header_extra().startswith("ended")
-        assert "interrupted" not in str(app.screen.query_one(HeaderBar).render())
+        header = str(app.screen.query_one(HeaderBar).render())
+        assert header.endswith("● session ended") and "cancelled" not in header
 
 
 @pytest.mark.asyncio
