@@ -149,6 +149,26 @@ def test_bad_inputs_exit_2_with_one_clear_line(
     assert len(err.splitlines()) == 1 and message in err and err.startswith("docsagent: ")
 
 
+@pytest.mark.parametrize("setup", ["missing docs", "trace exists", "no question"])
+def test_ask_json_prints_its_own_usage_errors_as_json(
+    docs: Path, tmp_path: Path, setup: str
+) -> None:
+    question, folder, extra = "How?", str(docs), []
+    if setup == "missing docs":
+        folder = str(tmp_path / "nope")
+    elif setup == "trace exists":
+        (tmp_path / "run.jsonl").write_text("keep me\n")
+        extra = ["--trace", str(tmp_path / "run.jsonl")]
+    else:
+        question = ""
+    model = script(tmp_path, TURNS)
+    code, out, err = ask(question, "--docs", folder, "--model", model, "--json", *extra)
+    assert code == 2
+    line = err.splitlines()[-1].removeprefix("docsagent: ")
+    assert json.loads(out) == {"answer": None, "error": line, "exit_code": 2}
+    assert out.count("\n") == 1  # one object, one line
+
+
 def test_usage_errors_exit_2() -> None:
     assert ask("")[0] == 2
     assert ask("q", "--max-steps", "0")[0] == 2

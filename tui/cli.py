@@ -25,6 +25,7 @@ from tui.asking import (
     EXIT_OK,
     EXIT_USAGE,
     fail,
+    json_failures,
     prepare_index,
     print_trace,
     refuse_to_replace,
@@ -160,6 +161,7 @@ def _open_tui(options: Options, question: str | None) -> None:
 
 
 @app.command(cls=DocsCommand)
+@json_failures
 def ask(
     ctx: typer.Context,
     question: Annotated[
