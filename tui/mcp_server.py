@@ -1,10 +1,11 @@
 """`docsagent mcp`: the docs tools served over the Model Context Protocol (the `mcp` SDK).
 
 A thin adapter over `agent`: tools/list is the docs registry's own names, descriptions
-and schemas; tools/call runs `ServedTools.call` (the registry's argument checks, the
-sandbox, one trace per session) on a worker thread and returns its text made
-terminal-safe, a failure as a tool error (isError) the client shows. Over stdio the SDK
-keeps stdout for the protocol (anything else printed goes to stderr); logs go to stderr.
+and schemas, each argument described (`Tool.described_parameters`); tools/call runs
+`ServedTools.call` (the registry's argument checks, the sandbox, one trace per session)
+on a worker thread and returns its text made terminal-safe, a failure as a tool error
+(isError) the client shows. Over stdio the SDK keeps stdout for the protocol (anything
+else printed goes to stderr); logs go to stderr.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def build_server(served: ServedTools) -> Server[Any]:
         types.Tool(
             name=name,
             description=registry[name].description,
-            input_schema=registry[name].parameters,
+            input_schema=registry[name].described_parameters(),
             annotations=hints,
         )
         for name in registry.names

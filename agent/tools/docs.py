@@ -50,7 +50,12 @@ class DocsContext(ToolContext):
 
 
 def search_docs(ctx: DocsContext, query: str, limit: int = 5) -> str:
-    """Ranked search: the doc sections best matching a query, as path:start-end + snippet."""
+    """Ranked search: the doc sections best matching a query, as path:start-end + snippet.
+
+    Args:
+        query: Words to look for, such as an option's name or an error message.
+        limit: How many sections to return, 1 to 10.
+    """
     return search_report(ctx.search_index(), query, limit)
 
 
@@ -78,7 +83,12 @@ def list_docs(ctx: DocsContext) -> str:
 
 
 def grep_docs(ctx: DocsContext, keyword: str, path: str | None = None) -> str:
-    """Search the docs for a keyword (literal, any case); path limits it to a doc or folder."""
+    """Search the docs for a keyword (literal, any case); path limits it to a doc or folder.
+
+    Args:
+        keyword: A word or phrase, matched literally in any case.
+        path: A doc or folder to search in, as list_docs names it; all docs when left out.
+    """
     needle = keyword.strip()
     if not needle:
         raise ToolError("error: the keyword is empty; give a word or phrase to search for")
@@ -193,7 +203,13 @@ def _scope(corpus: Corpus, path: str | None) -> list[str]:
 
 
 def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) -> str:
-    """Read numbered lines of a doc, at most 80 per call."""
+    """Read numbered lines of a doc, at most 80 per call.
+
+    Args:
+        path: The doc's path, as list_docs or search_docs gives it.
+        start: The first line to read (the first line is 1).
+        end: The last line to read; at most 80 lines are shown per call.
+    """
     shown = read_range(ctx.corpus, path, start, end)
     if shown.total == 0:
         return f"{shown.path} is empty"
@@ -261,4 +277,9 @@ def _numbered(n: int, text: str) -> str:
 
 def docs_registry() -> ToolRegistry:
     """A registry holding the four docs tools."""
-    return ToolRegistry([search_docs, list_docs, grep_docs, read_doc])
+    registry = ToolRegistry()
+    for fn in (search_docs, list_docs, grep_docs, read_doc):
+        # Their parameters' descriptions would cost bytes on every request (the request
+        # bytes bench allows none); the MCP tool list shows them (`described_parameters`).
+        registry.register(fn, brief_schema=True)
+    return registry

@@ -8,7 +8,9 @@ runtime and never appears in the schema.
 Schemas are sent with every request, so they say only what the model needs: no empty
 `required`, no `additionalProperties` (unknown arguments are refused with an
 observation anyway), and an optional `X | None = None` parameter is just an `X` the
-model may leave out.
+model may leave out. A tool registered with `brief_schema=True` keeps its parameters'
+descriptions out of that schema too; `Tool.described_parameters` has them, for clients
+that show them once (MCP's tool list) rather than pay for them on every request.
 """
 
 from __future__ import annotations
@@ -56,6 +58,18 @@ class Tool:
     types: dict[str, Any]
     context_params: dict[str, type[ToolContext]] = field(default_factory=dict)
     terminal: bool = False
+    param_docs: dict[str, str] = field(default_factory=dict)
+    """Each parameter's description (`Args:` or `params=`), in `parameters` or not."""
+
+    def described_parameters(self) -> dict[str, Any]:
+        """`parameters` with every parameter's description, also for a `brief_schema` tool."""
+        properties = {
+            name: {**prop, "description": self.param_docs[name]}
+            if name in self.param_docs
+            else prop
+            for name, prop in self.parameters["properties"].items()
+        }
+        return {**self.parameters, "properties": properties}
 
     def schema(self) -> dict[str, Any]:
         """The tool as the chat-completions API wants it."""
@@ -76,8 +90,12 @@ def tool(
     description: str | None = None,
     params: Mapping[str, str] | None = None,
     terminal: bool = False,
+    brief_schema: bool = False,
 ) -> Any:
-    """Mark a function as a tool; the function itself is returned unchanged."""
+    """Mark a function as a tool; the function itself is returned unchanged.
+
+    `brief_schema`: the schema sent to the model leaves the parameters' descriptions out.
+    """
 
     def mark(f: ToolFunction) -> ToolFunction:
         f.__docsagent_tool__ = {  # type: ignore[attr-defined]
@@ -85,6 +103,7 @@ def tool(
             "description": description,
             "params": dict(params or {}),
             "terminal": terminal,
+            "brief_schema": brief_schema,
         }
         return f
 
@@ -126,6 +145,7 @@ def make_tool(fn: ToolFunction, **overrides: Any) -> Tool:
     options = {**getattr(fn, "__docsagent_tool__", {}), **overrides}
     doc_description, doc_args = _parse_docstring(fn.__doc__ or "")
     params_doc = {**doc_args, **(options.get("params") or {})}
+    brief = bool(options.get("brief_schema"))
     hints = typing.get_type_hints(fn)
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -137,7 +157,7 @@ def make_tool(fn: ToolFunction, **overrides: Any) -> Tool:
             context_params[pname] = annotation
             continue
         prop = json_schema(_leave_out_none(annotation, param.default))
-        if pname in params_doc:
+        if pname in params_doc and not brief:
             prop["description"] = params_doc[pname]
         if param.default is inspect.Parameter.empty:
             required.append(pname)
@@ -156,6 +176,7 @@ def make_tool(fn: ToolFunction, **overrides: Any) -> Tool:
         types=param_types,
         context_params=context_params,
         terminal=bool(options.get("terminal")),
+        param_docs={p: d for p, d in params_doc.items() if p in properties},
     )
 
 

@@ -90,6 +90,20 @@ def test_decorator_options_override_the_docstring() -> None:
     assert finder("x") == "x"  # the function is unchanged
 
 
+def test_a_brief_schema_keeps_the_descriptions_for_clients_only() -> None:
+    built = make_tool(search, brief_schema=True)
+    assert built.parameters["properties"]["query"] == {"type": "string"}
+    described = built.described_parameters()["properties"]
+    assert described["query"] == {"type": "string", "description": "What to look for."}
+    assert described["limit"] == {
+        "type": "integer",
+        "default": 5,
+        "description": "How many hits at most.",
+    }
+    assert described["ratio"] == {"type": "number", "default": 0.5}  # none written
+    assert make_tool(search).described_parameters() == make_tool(search).parameters
+
+
 def test_bad_arguments_become_observations() -> None:
     registry = ToolRegistry([search])
     context = [Secret("t")]
