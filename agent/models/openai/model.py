@@ -155,8 +155,14 @@ class OpenAIModel:
 
             self._probe = False
             key = f"Bearer {self._api_key or LOCAL_DUMMY_KEY}"
-            self.context_window = probe_context(
-                self._http, self.base_url, self.name, headers={"Authorization": key}
+            http = self._http
+            assert http is not None  # connected
+            # Asked once per HTTP client: models sharing one (eval's questions) share it.
+            self.context_window = http.once(
+                ("context", self.base_url, self.name),
+                lambda: probe_context(
+                    http, self.base_url, self.name, headers={"Authorization": key}
+                ),
             )
         request = _Request()
         with self._lock:
