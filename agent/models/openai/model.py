@@ -48,7 +48,7 @@ from agent.models.openai.errors import (
     translate,
 )
 from agent.models.openai.request import BodyEncoder, reply_cap, request_body
-from agent.models.openai.stream import StreamAssembler, reply_from_completion
+from agent.models.openai.stream import StreamAssembler, fields, reply_from_completion
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -313,7 +313,7 @@ class OpenAIModel:
         (tests/bench/test_bench_endpoint.py measures it).
         """
         import openai
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+        from openai.types.chat import ChatCompletion
 
         body = request_body(
             self.name,
@@ -332,7 +332,7 @@ class OpenAIModel:
             cast_to=ChatCompletion,
             options={"timeout": timeout},
             stream=stream,
-            stream_cls=openai.Stream[ChatCompletionChunk],
+            stream_cls=openai.Stream[object],  # chunks as decoded: read as `Fields`
         )
 
     @property
@@ -364,7 +364,7 @@ class OpenAIModel:
                 if stopped():
                     return None
                 progress[0] = True
-                text = assembler.feed(chunk)
+                text = assembler.feed(fields(chunk))
                 if text:
                     yield Delta(text)
                 if assembler.size > self.max_reply_chars:
