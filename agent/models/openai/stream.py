@@ -1,9 +1,9 @@
 """Turning chat-completions replies (streamed chunks or one completion) into a `Reply`.
 
 Providers disagree on the details, so everything here reads the SDK's objects (and the
-streamed chunks, as `Fields`) leniently:
-fields may be missing or None, tool-call fragments may lack an `index`, ids and names
-may be repeated or arrive late, and usage may never come.
+streamed chunks, as `Fields`) leniently: fields may be missing or None, tool-call
+fragments may lack an `index`, ids and names may be repeated or arrive late, and usage
+may never come.
 """
 
 from __future__ import annotations
