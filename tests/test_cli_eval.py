@@ -273,6 +273,23 @@ def test_an_eval_run_sends_every_question_through_one_pool_of_connections(
     assert chat_server.connections <= 2  # a client per question opened one per question
 
 
+def test_an_eval_run_asks_the_server_for_its_context_window_once(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    chat_server.props = {"default_generation_settings": {"n_ctx": 2048}}
+    questions = [{"id": f"q{n}", "question": "How do I replay a saved run?"} for n in range(6)]
+    chat_server.push(*[Reply(content="Run `docsagent replay FILE` (replay.md:3-4).")] * 6)
+    code, _, err = run_eval(
+        question_file(tmp_path, questions),
+        *("--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url),
+        *("--concurrency", "3"),
+    )
+    assert code == 0, err
+    assert chat_server.gets == ["/props"]  # not once a question: three requests each
+    assert [r["max_tokens"] for r in chat_server.requests] == [512] * 6  # a quarter of it
+
+
 def test_eval_takes_a_request_timeout_as_ask_does(
     chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

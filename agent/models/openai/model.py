@@ -48,7 +48,7 @@ from agent.models.openai.errors import (
     translate,
 )
 from agent.models.openai.request import BodyEncoder, reply_cap, request_body
-from agent.models.openai.stream import StreamAssembler, reply_from_completion
+from agent.models.openai.stream import StreamAssembler, fields, reply_from_completion
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -155,8 +155,14 @@ class OpenAIModel:
 
             self._probe = False
             key = f"Bearer {self._api_key or LOCAL_DUMMY_KEY}"
-            self.context_window = probe_context(
-                self._http, self.base_url, self.name, headers={"Authorization": key}
+            http = self._http
+            assert http is not None  # connected
+            # Asked once per HTTP client: models sharing one (eval's questions) share it.
+            self.context_window = http.once(
+                ("context", self.base_url, self.name),
+                lambda: probe_context(
+                    http, self.base_url, self.name, headers={"Authorization": key}
+                ),
             )
         request = _Request()
         with self._lock:
@@ -307,7 +313,7 @@ class OpenAIModel:
         (tests/bench/test_bench_endpoint.py measures it).
         """
         import openai
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+        from openai.types.chat import ChatCompletion
 
         body = request_body(
             self.name,
@@ -326,7 +332,7 @@ class OpenAIModel:
             cast_to=ChatCompletion,
             options={"timeout": timeout},
             stream=stream,
-            stream_cls=openai.Stream[ChatCompletionChunk],
+            stream_cls=openai.Stream[object],  # chunks as decoded: read as `Fields`
         )
 
     @property
@@ -358,7 +364,7 @@ class OpenAIModel:
                 if stopped():
                     return None
                 progress[0] = True
-                text = assembler.feed(chunk)
+                text = assembler.feed(fields(chunk))
                 if text:
                     yield Delta(text)
                 if assembler.size > self.max_reply_chars:

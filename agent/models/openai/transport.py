@@ -8,6 +8,9 @@
 - **A deadline per request.** The timeout bounds each wait for data, so a server that
   sends keep-alive comments forever never trips it. Every piece of a body is checked
   against the request's deadline, which ends such a stream with `DeadlineExceeded`.
+- **What the server said, once.** Models that share the client (eval's questions) share
+  what each would ask the server before its first request (its context window): asked
+  once for them all, not three requests a question.
 - **A shutdown that wakes readers.** Closing a socket does not wake a thread blocked
   reading it; shutting it down does. Every socket the client opens is remembered
   (weakly), so a cancel ends a stalled stream or a non-streamed request at once.
@@ -24,7 +27,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx2
 import openai
@@ -38,6 +41,8 @@ DRAIN_BYTES = 65536
 _DONE = re.compile(rb"data: ?\[DONE\]\s*$")
 _TAIL = 32  # enough bytes of the stream to see `data: [DONE]` split across pieces
 _CONNECTED = {"connection.connect_tcp.complete", "connection.connect_unix_socket.complete"}
+
+T = TypeVar("T")
 
 
 class DeadlineExceeded(httpx2.ReadTimeout):
@@ -64,6 +69,8 @@ class ModelHTTPClient(openai.DefaultHttpxClient):
         self._clock = clock
         self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self._lock = threading.Lock()
+        self._answers: dict[tuple[str, ...], Any] = {}
+        self._asking: dict[tuple[str, ...], threading.Lock] = {}
 
     def send(
         self, request: httpx2.Request, *, stream: bool = False, **kwargs: Any
@@ -84,6 +91,19 @@ class ModelHTTPClient(openai.DefaultHttpxClient):
             response.close()
             raise
         return response
+
+    def once(self, key: tuple[str, ...], ask: Callable[[], T]) -> T:
+        """What `ask` returns for `key`, asked once for every model sharing this client.
+
+        A caller that comes while the first is asking waits for its answer.
+        """
+        with self._lock:
+            gate = self._asking.setdefault(key, threading.Lock())
+        with gate:
+            if key not in self._answers:
+                self._answers[key] = ask()
+            answer: T = self._answers[key]
+            return answer
 
     def shutdown(self) -> None:
         """Shut down every socket this client opened: any thread reading one fails at once."""
