@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from agent.tools.corpus import Corpus
+from agent.tools.doccache import searchable
 from agent.tools.docs import DocsContext, docs_registry
 from agent.tools.textscan import (
     count_lines,
     first_heading,
     fold,
     fold_fully,
-    fold_utf8,
     hit_lines,
     line_count,
     lines_at,
@@ -77,7 +77,8 @@ def test_folding_lowers_what_str_lower_lowers() -> None:
 
 def test_folding_utf8_bytes_as_they_stand_is_folding_their_text() -> None:
     for text in ["Plain ASCII", "Café Noir", "KELVIN \u212a", "İstanbul", "ΣΊΣΥΦΟΣ", ""]:
-        assert fold_utf8(text.encode()) == fold(text)
+        doc = searchable(text.encode(), "a.md", (0, 0, 0, 0, 0), "a.md")
+        assert doc is not None and (doc.folded, doc.full) == fold(text)
 
 
 def test_the_rarest_byte_of_a_keyword_is_counted_in_the_docs_not_taken_from_english() -> None:
