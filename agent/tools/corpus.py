@@ -116,8 +116,8 @@ class Corpus:
         """Every doc's shown path relative to the root, with `/`, sorted (found once)."""
         if self._paths is None:
             found = walk(self._real, self._is_doc)
-            join = os.path.join
-            shown = {escape_name(rel): join(self._real, rel) for rel in found.files}
+            inside = os.path.join(self._real, "")  # the root and a separator: + rel is a path
+            shown = {escape_name(rel): inside + rel for rel in found.files}
             self._files = shown
             self._skipped = found.skipped
             self._paths = sorted(shown)

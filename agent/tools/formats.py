@@ -67,10 +67,10 @@ def is_generated(rel: str, built: Callable[[str], bool] = lambda folder: True) -
     `built(folder)` tells whether a folder is a builder's output (`BUILD_MARKS`): only
     there is a page named like an index or a search page one.
     """
-    parts = rel.lower().split("/")
-    if any(p in GENERATED_FOLDERS for p in parts[:-1]):
-        return True
-    name = parts[-1].removesuffix(".gz")
+    folder, _, name = rel.lower().rpartition("/")
+    if "_" in folder and not GENERATED_FOLDERS.isdisjoint(folder.split("/")):
+        return True  # (every generated folder's name holds a `_`: most paths skip the split)
+    name = name.removesuffix(".gz")
     split_index = name.startswith("genindex-")  # Sphinx's index, one page per letter
     return (name in GENERATED or split_index) and built(rel.rpartition("/")[0])
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 _BREAKS = re.compile("\r\n|\r")
 _BREAK_CHARS = "\r"
@@ -22,6 +22,7 @@ CHUNK = 1 << 20  # bytes of whole lines counted at once
 MARK_FROM = 1 << 16  # a chunk this large and dense with matches is counted by marking
 _MARKERS = [bytes([b]) for b in (0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, 18, 19, 20)]
 SAMPLE = 1 << 16  # bytes of a doc counted to tell which of a needle's bytes is rarest
+FOUND_ONE_BY_ONE = 8  # lines of a doc found by `bytes.find` before the regex counts the rest
 _KEEP_ONLY = {m: bytes(b for b in range(256) if b not in (m[0], 10)) for m in _MARKERS}
 
 
@@ -105,6 +106,28 @@ def count_lines(
         else:
             count += len(pattern.findall(folded, start, stop))
         start = stop
+    return count
+
+
+def count_lines_from(
+    folded: bytes, needle: bytes, at: int, findall: Callable[[bytes, int], list[bytes]]
+) -> int:
+    """How many lines of `folded` hold `needle`, its first match being at `at`.
+
+    The first `FOUND_ONE_BY_ONE` lines are found by `bytes.find`, which skips ahead faster
+    than the regex engine when the needle's rarest byte is common in the text (`zqxq` in
+    text full of `x`); a doc with more is counted on by `findall` (a `line_pattern`'s),
+    from the line after the last one found.
+    """
+    count = 0
+    while at >= 0:
+        count += 1
+        end = folded.find(b"\n", at)
+        if end < 0:
+            break
+        if count == FOUND_ONE_BY_ONE:
+            return count + len(findall(folded, end + 1))
+        at = folded.find(needle, end + 1)
     return count
 
 
