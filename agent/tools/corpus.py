@@ -254,10 +254,21 @@ class Corpus:
         The same checks as `doc` (every file's status now against its cached key), with
         the lookups inlined: a search runs this for every doc in the folder.
         """
-        cached, stat = self._cache.docs, os.stat
+        cache, stat = self._cache, os.stat
+        cached = cache.docs
         for rel in paths:
             doc = cached.get(rel)
-            if doc is not None and (doc.full or not full):
+            if doc is None:  # not read yet: a big folder's first search reads each doc here
+                try:
+                    doc = self._load(rel)
+                except Unreadable as exc:
+                    yield exc
+                    continue
+                cache.remember(rel, doc)
+                if doc.full or not full:
+                    yield doc
+                    continue
+            elif doc.full or not full:
                 try:
                     info = stat(doc.file)
                 except (OSError, ValueError):
