@@ -13,18 +13,17 @@ import os
 import stat
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent.defaults import DEFAULT_DOC_CACHE_BYTES, DEFAULT_MAX_DOC_BYTES
 from agent.errors import ConfigError
 from agent.search.sections import first_heading
+from agent.tools.doccache import Doc, DocCache, searchable, valid
 from agent.tools.formats import (
     BUILD_MARKS,
     DESCRIPTION,
     NotText,
-    as_is,
     doc_text,
     heading_style,
     not_a_doc,
@@ -39,14 +38,7 @@ from agent.tools.sandbox import (
     read_inside,
     walk,
 )
-from agent.tools.textscan import (
-    fold,
-    fold_fully,
-    fold_utf8,
-    line_count,
-    lines_at,
-    normalize_breaks,
-)
+from agent.tools.textscan import fold, fold_fully, lines_at, normalize_breaks
 
 NOT_DOCS = frozenset({"license", "licence", "copying", "notice"})
 TITLE_LINES = 40  # a title is a heading among a doc's first lines
@@ -64,28 +56,6 @@ class DocText:
 
     text: str
     key: FileKey
-
-
-@dataclass(frozen=True)
-class Doc:
-    """What search keeps of a doc: its text lower-cased as UTF-8, and its file.
-
-    `folded` has every letter lower-cased when `full` is set, else only the ASCII ones
-    (enough for an ASCII keyword; see `textscan.fold`). The line count is counted on
-    first use, and the title is `Corpus.title`'s: a search needs neither, and over a big
-    folder they would cost its first call as much as the search itself.
-    """
-
-    key: FileKey
-    folded: bytes
-    full: bool
-    file: bytes
-    """The file's path on disk, as the system takes it: its status is checked on every use."""
-
-    @cached_property
-    def lines(self) -> int:
-        """How many lines the doc has."""
-        return line_count(self.folded)
 
 
 class Corpus:
@@ -115,11 +85,10 @@ class Corpus:
         self._passed_over: dict[str, str] = {}  # not docs, by name: never opened
         self._builds: dict[str, bool] = {}  # folder -> whether a builder wrote it
         self._unread: dict[str, str] = {}  # docs that could not be read when last tried
-        self._docs: OrderedDict[str, Doc] = OrderedDict()
+        self._cache = DocCache(cache_bytes)
         self._recent: OrderedDict[str, DocText] = OrderedDict()  # texts last read, by doc
         self._recent_chars = 0  # characters of text in `_recent`, kept as it changes
         self._titles: dict[str, tuple[FileKey, str]] = {}  # each doc's title, by its file's key
-        self._cached_bytes = 0
 
     @classmethod
     def open(cls, root: Path | str, **options: int) -> Corpus:
@@ -147,8 +116,8 @@ class Corpus:
         """Every doc's shown path relative to the root, with `/`, sorted (found once)."""
         if self._paths is None:
             found = walk(self._real, self._is_doc)
-            join = os.path.join
-            shown = {escape_name(rel): join(self._real, rel) for rel in found.files}
+            inside = os.path.join(self._real, "")  # the root and a separator: + rel is a path
+            shown = {escape_name(rel): inside + rel for rel in found.files}
             self._files = shown
             self._skipped = found.skipped
             self._paths = sorted(shown)
@@ -262,16 +231,21 @@ class Corpus:
             rel: The doc's shown path.
             full: Whether every letter must be lower-cased (for a keyword not in ASCII).
         """
-        doc = self._docs.get(rel)
+        cache = self._cache
+        doc = cache.docs.get(rel)
         if doc is None or doc.key != current_key(self._files[rel]):
-            self._forget(rel)
+            cache.forget(rel)
             doc = self._load(rel)
         elif doc.full or not full:
-            self._docs.move_to_end(rel)
+            cache.docs.move_to_end(rel)
             return doc
         if full and not doc.full:
-            doc = replace(doc, folded=fold_fully(doc.folded), full=True)
-        self._remember(rel, doc)
+            if not valid(doc):  # bytes that are not UTF-8: search the text they decode to
+                read = self._keep(rel, self._decoded(rel, *self._read_bytes(rel)))
+                doc = self._fold(read, rel)
+            if not doc.full:
+                doc = Doc(doc.key, fold_fully(doc.folded), True, True, doc.file)
+        cache.remember(rel, doc)
         return doc
 
     def docs(self, paths: Iterable[str], *, full: bool = False) -> Iterator[Doc | Unreadable]:
@@ -280,10 +254,21 @@ class Corpus:
         The same checks as `doc` (every file's status now against its cached key), with
         the lookups inlined: a search runs this for every doc in the folder.
         """
-        cached, stat = self._docs, os.stat
+        cache, stat = self._cache, os.stat
+        cached = cache.docs
         for rel in paths:
             doc = cached.get(rel)
-            if doc is not None and (doc.full or not full):
+            if doc is None:  # not read yet: a big folder's first search reads each doc here
+                try:
+                    doc = self._load(rel)
+                except Unreadable as exc:
+                    yield exc
+                    continue
+                cache.remember(rel, doc)
+                if doc.full or not full:
+                    yield doc
+                    continue
+            elif doc.full or not full:
                 try:
                     info = stat(doc.file)
                 except (OSError, ValueError):
@@ -305,18 +290,23 @@ class Corpus:
 
     def _load(self, rel: str) -> Doc:
         """A doc as search sees it, read now. Bytes that are their text as they stand
-        (`as_is`: most docs) are folded without being decoded, which halves the cost of
-        a big folder's first search; others are read as `text` reads them."""
+        (`doccache.searchable`: most docs) are folded without being decoded, which
+        halves the cost of a big folder's first search; others are read as `text`
+        reads them."""
         read = self._recent.get(rel)
         if read is None or read.key != current_key(self._files[rel]):
             data, key = self._read_bytes(rel)
-            if as_is(data, rel):
+            doc = searchable(data, rel, key, self._files[rel])
+            if doc is not None:
                 self._unread.pop(rel, None)
-                folded, full = fold_utf8(data)
-                return Doc(key, folded, full, os.fsencode(self._files[rel]))
+                return doc
             read = self._keep(rel, self._decoded(rel, data, key))
+        return self._fold(read, rel)
+
+    def _fold(self, read: DocText, rel: str) -> Doc:
+        """The Doc of a doc's text as read."""
         folded, full = fold(read.text)
-        return Doc(read.key, folded, full, os.fsencode(self._files[rel]))
+        return Doc(read.key, folded, full, True, os.fsencode(self._files[rel]))
 
     def lines(self, rel: str, start: int, end: int) -> list[str]:
         """Lines `start` to `end` (1-based, inclusive) of a doc as it reads now: fewer if
@@ -371,22 +361,7 @@ class Corpus:
     @property
     def cached_bytes(self) -> int:
         """Bytes of searchable text held in the cache now (at most `cache_bytes`)."""
-        return self._cached_bytes
-
-    def _remember(self, rel: str, doc: Doc) -> None:
-        self._forget(rel)
-        size = len(doc.folded)
-        if size > self.cache_bytes:
-            return
-        while self._docs and self._cached_bytes + size > self.cache_bytes:
-            self._forget(next(iter(self._docs)))
-        self._docs[rel] = doc
-        self._cached_bytes += size
-
-    def _forget(self, rel: str) -> None:
-        gone = self._docs.pop(rel, None)
-        if gone is not None:
-            self._cached_bytes -= len(gone.folded)
+        return self._cache.size
 
 
 SHOWN_PATH_CHARS = 200

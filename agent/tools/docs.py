@@ -15,6 +15,7 @@ from agent.tools.search import search_report
 from agent.tools.textscan import (
     MARK_FROM,
     count_lines,
+    count_lines_from,
     has_break,
     hit_lines,
     line_count,
@@ -139,14 +140,15 @@ def _search(corpus: Corpus, paths: Sequence[str], keyword: str, found: _Found) -
             unread.append(doc)
             continue
         folded = doc.folded
-        if needle not in folded:  # most docs: a fast search whatever the letters
+        at = folded.find(needle)  # most docs: none, found fast whatever the letters
+        if at < 0:
             continue
         if len(folded) >= MARK_FROM:
             count = count_lines(folded, needle)
         else:
             if findall is None:  # its rarest byte counted in the first doc that holds it
                 findall = line_pattern(needle, rarest(needle, folded)).findall
-            count = len(findall(folded))
+            count = count_lines_from(folded, needle, at, findall)
         if count:
             per_file[rel] = count
             if room > 0:

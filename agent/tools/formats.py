@@ -67,10 +67,10 @@ def is_generated(rel: str, built: Callable[[str], bool] = lambda folder: True) -
     `built(folder)` tells whether a folder is a builder's output (`BUILD_MARKS`): only
     there is a page named like an index or a search page one.
     """
-    parts = rel.lower().split("/")
-    if any(p in GENERATED_FOLDERS for p in parts[:-1]):
-        return True
-    name = parts[-1].removesuffix(".gz")
+    folder, _, name = rel.lower().rpartition("/")
+    if "_" in folder and not GENERATED_FOLDERS.isdisjoint(folder.split("/")):
+        return True  # (every generated folder's name holds a `_`: most paths skip the split)
+    name = name.removesuffix(".gz")
     split_index = name.startswith("genindex-")  # Sphinx's index, one page per letter
     return (name in GENERATED or split_index) and built(rel.rpartition("/")[0])
 
@@ -154,26 +154,20 @@ def doc_text(data: bytes, name: str) -> str:
     return decode(data)
 
 
-def as_is(data: bytes, name: str) -> bool:
-    """Whether a doc's bytes are its text as they stand: `doc_text` would decode them as
-    UTF-8 and nothing else, and every line break is `\n` (so `normalize_breaks` keeps it).
+def bare(data: bytes, name: str) -> bool:
+    """Whether `doc_text` would only decode a doc's bytes as UTF-8, with every line break
+    already `\n` (so `normalize_breaks` keeps it): no gzip, no HTML, no BOM, no `\r`, not
+    binary. Whether they are valid UTF-8 is not checked here.
 
-    A search can then fold the bytes without decoding them (see `Corpus.doc`).
+    A search can then fold the bytes without decoding them (see `agent.tools.doccache`,
+    which tells when the check left out matters).
     """
     lower = name.lower()
     if lower.endswith(".gz") or lower.endswith(HTML_SUFFIXES) or b"\r" in data:
         return False
     if data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
-    if b"\0" in data[:SNIFF]:
-        return False  # binary: doc_text says so
-    if data.isascii():
-        return True
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False  # replaced characters: the text is not the bytes
-    return True
+    return data.find(b"\0", 0, SNIFF) < 0  # else binary: doc_text says so
 
 
 def gunzip(data: bytes, limit: int = MAX_UNZIPPED) -> bytes:

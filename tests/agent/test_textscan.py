@@ -1,20 +1,23 @@
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
 import pytest
 
 from agent.tools.corpus import Corpus
+from agent.tools.doccache import searchable
 from agent.tools.docs import DocsContext, docs_registry
 from agent.tools.textscan import (
     count_lines,
+    count_lines_from,
     first_heading,
     fold,
     fold_fully,
-    fold_utf8,
     hit_lines,
     line_count,
+    line_pattern,
     lines_at,
     normalize_breaks,
     rarest,
@@ -39,6 +42,10 @@ def test_counting_and_locating_agree_with_looking_at_every_line(chunk: int, mark
         expected = lines_holding(text, needle)
         counted = count_lines(text, needle, chunk=chunk, mark_from=mark_from)
         assert counted == len(expected), (text, needle)
+        if expected:  # as a search counts a doc of common size, from its first match
+            findall = line_pattern(needle, rarest(needle, text)).findall
+            found = count_lines_from(text, needle, text.find(needle), findall)
+            assert found == len(expected), (text, needle)
         assert hit_lines(text, needle, 5) == expected[:5], (text, needle)
 
 
@@ -77,7 +84,8 @@ def test_folding_lowers_what_str_lower_lowers() -> None:
 
 def test_folding_utf8_bytes_as_they_stand_is_folding_their_text() -> None:
     for text in ["Plain ASCII", "Café Noir", "KELVIN \u212a", "İstanbul", "ΣΊΣΥΦΟΣ", ""]:
-        assert fold_utf8(text.encode()) == fold(text)
+        doc = searchable(text.encode(), "a.md", (0, 0, 0, 0, 0), "a.md")
+        assert doc is not None and (doc.folded, doc.full) == fold(text)
 
 
 def test_the_rarest_byte_of_a_keyword_is_counted_in_the_docs_not_taken_from_english() -> None:
@@ -162,3 +170,23 @@ def test_grep_and_read_doc_number_lines_alike_whatever_the_line_breaks(tmp_path:
         "crlf.md lines 1-4 of 4\n   1| # Title\n   2| one\n   3| two\n   4| three\x0cfour"
     )
     assert registry.call("list_docs", "{}", [ctx]).output == "crlf.md  (4 lines)  Title"
+
+
+def test_docs_with_bytes_not_utf8_are_searched_as_their_text_whatever_came_first(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_bytes(b"Caf\xc3\xa9 \xff au lait\nCAF\xc3\x89 noir\n")
+    (docs / "b.md").write_bytes(b"5 \xe2\x84\xaa \xfe cold\n")  # the Kelvin sign, then not UTF-8
+    ctx = DocsContext(Corpus.open(docs))
+    registry = docs_registry()
+    expected = {
+        "lait": ["a.md:1: Café \ufffd au lait"],
+        "café": ["a.md:1: Café \ufffd au lait", "a.md:2: CAFÉ noir"],
+        "\ufffd": ["a.md:1: Café \ufffd au lait", "b.md:1: 5 \u212a \ufffd cold"],
+        "k": ["b.md:1: 5 \u212a \ufffd cold"],
+    }
+    for keyword in ["lait", "café", "\ufffd", "k", "lait", "\ufffd"]:  # ASCII first, then not
+        outcome = registry.call("grep_docs", json.dumps({"keyword": keyword}), [ctx])
+        assert outcome.output.split("\n") == expected[keyword], keyword

@@ -1,9 +1,11 @@
 """Docs folder benchmarks: `make bench`. Each compares with ripgrep, measured in one run.
 
 - the first grep_docs over 10,000 docs (about 101 MB), in a fresh process on files in the
-  page cache, against rg's own first run (a fresh process too): at most 3x; the first
-  grep_docs and list_docs over half the folder and over all of it: linear (doubling the
-  folder at most 2.5x the time);
+  page cache, against rg's own first run (a fresh process too, on the same cached files):
+  at most 3x. rg on one thread and a bare Python loop doing the same reads are printed
+  for scale: rg searches on every core, so its time, and the ratio, move with how busy
+  the machine is; the first grep_docs and list_docs over half the folder and over all of
+  it: linear (doubling the folder at most 2.5x the time);
 - grep_docs warm, for keywords with a few to hundreds of thousands of matches: at most
   1.5x `rg -i -F -c` on the same folder all told, on the httpx docs and on a synthetic
   vocabulary whose letters are common where English's are rare (the keyword's rarest byte
@@ -53,6 +55,29 @@ print(time.perf_counter() - started)
 assert not outcome.error
 """
 """A first call in a fresh process: the folder opened, then the tool called (imports apart)."""
+BARE = """
+import os, sys, time
+started = time.perf_counter()
+kept, needle = [], b"warm up"
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        path = os.path.join(folder, name)
+        os.lstat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        size = os.fstat(fd).st_size
+        try:
+            os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # no /proc
+            pass
+        folded = os.read(fd, size + 1).lower()
+        os.close(fd)
+        kept.append(folded)
+        needle in folded
+print(time.perf_counter() - started)
+"""
+"""What any Python program does for a first search, with nothing else: the folder walked,
+each file checked and read as the sandbox reads it, lower-cased, searched and kept. Shown
+beside the target, not held to it: it tells how much of the ratio is docsagent's."""
 
 
 def ripgrep() -> str:
@@ -115,7 +140,11 @@ def foreign_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def first_call(root: Path, tool: str, args: dict[str, str]) -> Callable[[], float]:
     """A tool's first call on `root` in a fresh process: its own time, imports apart."""
-    command = [sys.executable, "-c", FIRST, str(root), tool, json.dumps(args)]
+    return first_call_of([sys.executable, "-c", FIRST, str(root), tool, json.dumps(args)])
+
+
+def first_call_of(command: list[str]) -> Callable[[], float]:
+    """A fresh process that prints the seconds its own work took (start-up apart)."""
 
     def run() -> float:
         done = subprocess.run(command, capture_output=True, text=True, check=True)
@@ -159,11 +188,20 @@ def test_first_grep_is_within_three_times_ripgreps_first_run(big_docs: Path) -> 
     rg = ripgrep()
     keyword = {"keyword": "warm up"}
     command = [rg, "--no-config", "-i", "-F", "-c", keyword["keyword"], str(big_docs)]
-    ours, theirs = best_of(3, first_call(big_docs, "grep_docs", keyword), wall(command))
+    bare = [sys.executable, "-c", BARE, str(big_docs)]
+    ours, theirs, one_thread, floor = best_of(
+        3,
+        first_call(big_docs, "grep_docs", keyword),
+        wall(command),
+        wall([rg, "-j1", *command[1:]]),
+        first_call_of(bare),
+    )
     ratio = ours / theirs
     print(
         f"\nfirst grep_docs over {FILES:,} docs in a fresh process: {ours * 1000:.0f} ms vs "
-        f"rg's first run {theirs * 1000:.0f} ms: {ratio:.2f}x (target 3x)"
+        f"rg's first run {theirs * 1000:.0f} ms: {ratio:.2f}x (target 3x). For scale: rg on "
+        f"one thread {one_thread * 1000:.0f} ms; a bare Python loop that reads, lower-cases, "
+        f"searches and keeps the same files {floor * 1000:.0f} ms ({floor / theirs:.2f}x rg)"
     )
     assert ratio <= 3, f"the first grep_docs is {ratio:.2f}x rg's first run; the target is 3x"
 
