@@ -176,10 +176,14 @@ class TraceWriter:
         self.finished = False  # whether the run's final event is written
         self._line({"type": "header", "format": FORMAT, "version": VERSION, **header})
 
-    def _line(self, data: dict[str, Any]) -> None:
+    def _line(self, data: dict[str, Any], *, final: bool = False) -> None:
         if self._file is None:
             raise ValueError("the trace is closed")
-        self._file.write(json.dumps(data, ensure_ascii=False) + "\n")
+        text = json.dumps(data, ensure_ascii=False) + "\n"
+        # Marked before the line goes out: a signal that interrupts writing a long final
+        # line must not let a second ending follow it (`close` writes the rest of it).
+        self.finished = self.finished or final
+        self._file.write(text)
         self._file.flush()
 
     def write(self, event: Event) -> None:
@@ -189,8 +193,8 @@ class TraceWriter:
                 return
             self._seq += 1
             elapsed = round(self._clock() - self._start, 3)
-            self._line({"seq": self._seq, "t": elapsed, **event_to_dict(event)})
-            self.finished = isinstance(event, RunFinished)
+            line = {"seq": self._seq, "t": elapsed, **event_to_dict(event)}
+            self._line(line, final=isinstance(event, RunFinished))
 
     def close(self) -> None:
         """Close the file (idempotent)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
@@ -66,6 +67,15 @@ class DocsAgentApp(App[int]):
         self.notices = list(notices)
         self.settings_path = settings
         self.settings = Settings()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal; on Linux and macOS, one that quits at once."""
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver":
+            from tui.driver import QuickExitDriver
+
+            return QuickExitDriver
+        return driver
 
     def on_mount(self) -> None:
         self._load_settings()

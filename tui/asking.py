@@ -3,61 +3,30 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ParamSpec
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from agent import AgentError
+from tui.failures import Failed
 from tui.options import Options, explain
 from tui.outcomes import OUTCOMES, answer_note
 from tui.signals import Stopped, describe, exit_code
-from tui.terminal import Terminal, json_line
+from tui.terminal import Terminal
 
 if TYPE_CHECKING:  # the core loads when a command runs, not for `--help`
     from agent import Citation, Corpus, DocsContext, Event, RunFinished, RunStarted, Trace
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2  # a run's own exit code is in tui.outcomes
 
-P = ParamSpec("P")
-
-
-class Failed(typer.Exit):
-    """A command stopped by docsagent itself: the line said on stderr, and the exit code."""
-
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(code)
-        self.message = message
-
 
 def fail(message: str, code: int) -> Failed:
     """Say `message` on stderr; the exit to raise."""
     warn(Terminal(), f"docsagent: {message}")
     return Failed(message, code)
-
-
-def json_failures(command: Callable[P, None]) -> Callable[P, None]:
-    """A command whose `--json` (its `as_json`) also prints a failure of its own as JSON.
-
-    A script that reads stdout then gets one object whichever way the command stopped:
-    `{"answer": null, "error": "...", "exit_code": 2}` when it stopped before any run.
-    """
-
-    @functools.wraps(command)
-    def run(*args: P.args, **kwargs: P.kwargs) -> None:
-        try:
-            command(*args, **kwargs)
-        except Failed as exc:
-            if kwargs.get("as_json"):
-                failure = {"answer": None, "error": exc.message, "exit_code": exc.exit_code}
-                Terminal().say(json_line(failure))
-            raise
-
-    return run
 
 
 def refuse_to_replace(options: Options) -> None:

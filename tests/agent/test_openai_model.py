@@ -239,6 +239,48 @@ def test_cancel_from_another_thread_ends_a_blocked_read(
     assert run(model)[-1] == Reply(Message("assistant", "next"), Usage(10, 5), "stop")
 
 
+CANCEL_WHILE_CONNECTING = """
+import importlib.abc, sys, threading
+from agent.messages import user
+from agent.models.openai.model import OpenAIModel
+
+importing, release = threading.Event(), threading.Event()
+
+
+class Gate(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "openai":  # the model builds its client: hold the import here
+            importing.set()
+            release.wait()
+        return None
+
+
+sys.meta_path.insert(0, Gate())
+model = OpenAIModel("m", api_key="k", base_url="http://127.0.0.1:9/v1", timeout=1.0)
+cancel = threading.Event()
+query = threading.Thread(target=lambda: list(model.query([user("q")], (), cancel=cancel)))
+query.start()
+importing.wait()
+guard = threading.Timer(30.0, release.set)  # only guards a hang: cancel must not need it
+guard.start()
+cancel.set()
+model.cancel()
+print("cancel waited for the import" if release.is_set() else "cancelled while connecting")
+release.set()
+guard.cancel()
+query.join()
+"""
+
+
+def test_cancel_does_not_wait_for_the_client_to_be_built() -> None:
+    # The first query imports `openai` (a second on a loaded machine): a quit or an Escape
+    # meanwhile must not wait for it.
+    result = subprocess.run(
+        [sys.executable, "-c", CANCEL_WHILE_CONNECTING], capture_output=True, text=True
+    )
+    assert result.stdout.strip() == "cancelled while connecting", result.stderr
+
+
 @pytest.mark.parametrize("answer", [True, False], ids=["no-body", "no-headers"])
 def test_close_from_another_thread_ends_a_blocked_whole_request(
     chat_server: ChatServer, make: Factory, answer: bool

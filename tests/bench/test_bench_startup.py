@@ -1,6 +1,7 @@
 """Start-up benchmarks: `make bench`. Each a ratio or a difference measured in one run.
 
-- `docsagent --help` at most 1.5x `python -c "import typer"`: help loads none of the core;
+- `docsagent --help` and `docsagent ask --help` at most 1.5x `python -c "import typer"`:
+  help loads none of the core;
 - an endpoint `ask` sends its first request at most 0.5 s after the time a bare
   `python -c "import openai"` takes (the floor: the SDK must be imported to send it).
 
@@ -44,16 +45,17 @@ def wall(command: list[str], env: dict[str, str] | None = None) -> Callable[[], 
     return run
 
 
-def test_help_is_within_one_and_a_half_typers_import() -> None:
+@pytest.mark.parametrize("args", [["--help"], ["ask", "--help"]], ids=["help", "ask-help"])
+def test_help_is_within_one_and_a_half_typers_import(args: list[str]) -> None:
     docsagent = BIN / "docsagent"
     if not docsagent.exists():
         pytest.skip("the docsagent script is not installed in this environment")
     ours, floor = best_of(
-        5, wall([str(docsagent), "--help"]), wall([sys.executable, "-c", "import typer"])
+        7, wall([str(docsagent), *args]), wall([sys.executable, "-c", "import typer"])
     )
     ratio = ours / floor
     print(
-        f"\ndocsagent --help {ours * 1000:.0f} ms vs python -c 'import typer' "
+        f"\ndocsagent {' '.join(args)} {ours * 1000:.0f} ms vs python -c 'import typer' "
         f"{floor * 1000:.0f} ms: {ratio:.2f}x (target {HELP_TARGET}x)"
     )
     assert ratio <= HELP_TARGET

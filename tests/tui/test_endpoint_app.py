@@ -149,3 +149,25 @@ async def test_quitting_after_escape_with_a_hung_server_is_prompt(
     assert session.last_trace is not None
     last = read_trace(session.last_trace).events[-1]
     assert isinstance(last, RunFinished) and last.stop_reason == "cancelled"
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
+async def test_quitting_while_the_endpoint_hangs_closes_the_trace(
+    chat_server: ChatServer, config: Config, stream: bool
+) -> None:
+    chat_server.push(Hang(answer=False, seconds=HOLD_LIMIT_S))  # accepted, never answered
+    cfg = endpoint_config(config, chat_server, timeout=HOLD_LIMIT_S, stream=stream)
+    session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
+    app = chat_app(session, cfg)
+
+    async def ask_quit() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.click("#question")
+            await pilot.press(*"q", "enter")
+            await until(pilot, lambda: bool(chat_server.requests))
+            await pilot.press("ctrl+q")
+
+    await asyncio.wait_for(ask_quit(), timeout=HOLD_LIMIT_S / 4)  # only guards a hang
+    assert session.last_trace is not None
+    last = read_trace(session.last_trace).events[-1]
+    assert isinstance(last, RunFinished) and last.stop_reason == "cancelled"

@@ -34,47 +34,77 @@ def read_until(fd: int, done: Callable[[], bool]) -> None:
                 fd = -1
 
 
+class Tui:
+    """`docsagent tui -q hello` against `server`, on a pseudo-terminal, its traces in `folder`."""
+
+    def __init__(self, server: ChatServer, folder: Path) -> None:
+        self.traces = folder / "traces"
+        script = str(Path(sys.executable).parent / "docsagent")
+        args = [script, "tui", "-q", "hello", "--base-url", server.base_url, "--model", "m"]
+        env = {**os.environ, "LLM_API_KEY": "sk-test", "DOCSAGENT_TRACE_DIR": str(self.traces)}
+        env["XDG_STATE_HOME"] = str(folder / "state")  # the question history goes there
+        with warnings.catch_warnings():  # Python 3.12+ warns about fork() beside threads;
+            warnings.simplefilter("ignore", DeprecationWarning)  # the child only execs
+            self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become the TUI, with the pseudo-terminal as its terminal
+            os.execve(script, args, {**env, "TERM": "xterm-256color"})
+        self.exited: list[int] = []
+
+    def has_exited(self) -> bool:
+        if not self.exited:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.exited.append(os.waitstatus_to_exitcode(status))
+        return bool(self.exited)
+
+    def end(self) -> None:
+        """Kill the TUI if it is still running; close the terminal."""
+        if not self.exited:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        if self.fd >= 0:
+            os.close(self.fd)
+
+    def last_event(self) -> object:
+        """The last event of the one trace written; it must be complete."""
+        (path,) = self.traces.iterdir()
+        trace = read_trace(path)
+        assert trace.complete
+        return trace.events[-1]
+
+
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP", "terminal closed"])
 def test_a_stop_signal_closes_the_trace_of_a_running_question(
     chat_server: ChatServer, tmp_path: Path, how: str
 ) -> None:
     chat_server.push(Hang([chunk({"role": "assistant", "content": "Thinking"})], seconds=10))
-    traces = tmp_path / "traces"
-    script = Path(sys.executable).parent / "docsagent"
-    args = [str(script), "tui", "-q", "hello", "--base-url", chat_server.base_url, "--model", "m"]
-    env = {**os.environ, "LLM_API_KEY": "sk-test", "DOCSAGENT_TRACE_DIR": str(traces)}
-    env["XDG_STATE_HOME"] = str(tmp_path / "state")  # the question history goes there
-    with warnings.catch_warnings():  # Python 3.12+ warns about fork() beside threads;
-        warnings.simplefilter("ignore", DeprecationWarning)  # the child only execs
-        pid, fd = pty.fork()
-    if pid == 0:  # the child: become the TUI, with the pseudo-terminal as its terminal
-        os.execve(args[0], args, {**env, "TERM": "xterm-256color"})
-    exited: list[int] = []
-
-    def has_exited() -> bool:
-        if not exited:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                exited.append(os.waitstatus_to_exitcode(status))
-        return bool(exited)
-
+    tui = Tui(chat_server, tmp_path)
     try:
-        read_until(fd, lambda: bool(chat_server.requests))  # the question is being answered
+        read_until(tui.fd, lambda: bool(chat_server.requests))  # the question is being answered
         if how == "terminal closed":
-            os.close(fd)  # the kernel hangs up on the TUI
-            fd = -1
+            os.close(tui.fd)  # the kernel hangs up on the TUI
+            tui.fd = -1
         else:
-            os.kill(pid, getattr(signal, how))
-        read_until(fd, has_exited)
+            os.kill(tui.pid, getattr(signal, how))
+        read_until(tui.fd, tui.has_exited)
     finally:
-        if not exited:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        if fd >= 0:
-            os.close(fd)
-    assert exited == [143 if how == "SIGTERM" else 129]
-    (path,) = traces.iterdir()
-    trace = read_trace(path)
-    assert trace.complete
-    final = trace.events[-1]
+        tui.end()
+    assert tui.exited == [143 if how == "SIGTERM" else 129]
+    final = tui.last_event()
+    assert isinstance(final, RunFinished) and final.stop_reason == "cancelled"
+
+
+def test_ctrl_q_while_the_endpoint_hangs_closes_the_trace(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    chat_server.push(Hang(answer=False, seconds=LIMIT_S))  # accepted, never answered
+    tui = Tui(chat_server, tmp_path)
+    try:
+        read_until(tui.fd, lambda: bool(chat_server.requests))  # the request hangs there
+        os.write(tui.fd, b"\x11")  # ctrl+q
+        read_until(tui.fd, tui.has_exited)
+    finally:
+        tui.end()
+    assert tui.exited == [0]
+    final = tui.last_event()
     assert isinstance(final, RunFinished) and final.stop_reason == "cancelled"

@@ -125,7 +125,10 @@ class OpenAIModel:
         self._client: OpenAI | None = None
         self._http: ModelHTTPClient | None = None
         self._shared_http = http_client
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the requests in flight: `cancel` never waits long on it
+        # Building the client imports `openai` (a second on a loaded machine): a lock of its
+        # own, so a cancel or a quit meanwhile does not wait for the import to finish.
+        self._connecting = threading.Lock()
         self._requests: set[_Request] = set()  # in flight, for `cancel`
         self._stream_options = True
         self._ids = itertools.count(1)
@@ -279,7 +282,7 @@ class OpenAIModel:
                 "the API key holds a line break, a space or another character no key has",
                 fields=("api_key",),
             )
-        with self._lock:
+        with self._connecting:
             if self._client is None:
                 import openai
 
