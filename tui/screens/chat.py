@@ -29,10 +29,10 @@ from tui.state import ViewState, reduce_all
 from tui.widgets.example_line import ExampleLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.key_footer import KeyFooter
-from tui.widgets.message_list import MessageList
 from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.question_input import QuestionInput
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.transcript import Transcript
 from tui.widgets.welcome import Welcome
 
 TEXT_REDRAW_S = 0.05  # streamed text is drawn at most this often, however small its pieces
@@ -105,7 +105,7 @@ class ChatScreen(TraceScreen):
         yield HeaderBar(docs=self.docs, model=self.model, mode=self.mode)
         yield NoticeBar()
         yield Welcome(docs=self.docs, model=self.model)
-        yield MessageList(id="messages")
+        yield Transcript(id="messages")
         yield StatusBar()
         yield QuestionInput(
             placeholder="Ask a question about the docs and press Enter",
@@ -183,7 +183,7 @@ class ChatScreen(TraceScreen):
         super().render_state()
         welcome = not self.state.entries
         self.query_one(Welcome).display = welcome
-        self.query_one(MessageList).display = not welcome
+        self.query_one(Transcript).display = not welcome
         shortcuts = {"?", *(str(n) for n in range(1, len(self.examples) + 1))} if welcome else {"?"}
         self.query_one(QuestionInput).shortcuts = frozenset(shortcuts)
 
@@ -228,7 +228,7 @@ class ChatScreen(TraceScreen):
         if problem and problem not in self.notices:  # said once; the box still recalls them
             self.notices.append(problem)
         self._started = time.monotonic()
-        self.query_one(MessageList).to_bottom()
+        self.query_one(Transcript).to_bottom()
         self.conversation.ask(question)
 
     def on_run_began(self, message: RunBegan) -> None:
@@ -253,7 +253,7 @@ class ChatScreen(TraceScreen):
         self._cancelled_for_new = False
         self.state = self._fresh_state()
         self.trace = None  # the bar shows the trace folder again, not the last run's file
-        self.query_one(MessageList).clear_entries()
+        self.query_one(Transcript).clear_entries()
         self.render_state()
 
     def action_cancel(self) -> None:
@@ -271,11 +271,11 @@ class ChatScreen(TraceScreen):
 
     def action_top(self) -> None:
         """Scroll to the start of the conversation (the first question)."""
-        self.query_one(MessageList).to_top()
+        self.query_one(Transcript).to_top()
 
     def action_bottom(self) -> None:
         """Scroll to the newest entry and follow the run again."""
-        self.query_one(MessageList).to_bottom()
+        self.query_one(Transcript).to_bottom()
 
     def action_open_trace(self) -> None:
         """Pick a recent trace and replay it."""
