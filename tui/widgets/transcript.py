@@ -117,7 +117,7 @@ class Transcript(ScrollView, can_focus=True):
         done = layout.measure(STEP_CHARS)
         self.virtual_size = Size(region.width, layout.height)
         if self.following:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+            self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
         self.refresh()
         if not done:
             self._step_pending = True
@@ -125,7 +125,10 @@ class Transcript(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self.following = new_value >= self.max_scroll_y
+        if new_value >= self.max_scroll_y:
+            self.following = True
+        elif new_value < old_value:  # scrolled up (growth below never moves it)
+            self.following = False
         if round(old_value) != round(new_value) and self.layout_ is not None:
             self.layout_.prepare(round(new_value), self.scrollable_content_region.height)
             height = self.layout_.height
@@ -145,7 +148,7 @@ class Transcript(ScrollView, can_focus=True):
     def to_top(self) -> None:
         """Show the start of the conversation, at once."""
         self.following = False
-        self.scroll_to(y=0, animate=False, immediate=True)
+        self.scroll_to(y=0, animate=False, force=True)
 
     def to_bottom(self) -> None:
         """Show the newest entry and follow new ones again."""
@@ -161,9 +164,9 @@ class Transcript(ScrollView, can_focus=True):
         later = [y for y in starts if y > top]
         earlier = [y for y in starts if y < top]
         if direction > 0 and later:
-            self.scroll_to(y=later[0], animate=False, immediate=True)
+            self.scroll_to(y=later[0], animate=False, force=True)
         elif direction < 0 and earlier:
-            self.scroll_to(y=earlier[-1], animate=False, immediate=True)
+            self.scroll_to(y=earlier[-1], animate=False, force=True)
 
     # -- cards ------------------------------------------------------------------------
 
@@ -199,7 +202,7 @@ class Transcript(ScrollView, can_focus=True):
         if span is not None:
             top, rows = round(self.scroll_y), self.scrollable_content_region.height
             if span[0] < top or span[1] > top + rows:
-                self.scroll_to(y=span[0], animate=False, immediate=True)
+                self.scroll_to(y=span[0], animate=False, force=True)
         self.refresh()
 
     def action_next_card(self) -> None:
@@ -231,7 +234,7 @@ class Transcript(ScrollView, can_focus=True):
         self._step()
         span = self.model.card_span(self.selected)
         if span is not None and span[0] < round(self.scroll_y):
-            self.scroll_to(y=span[0], animate=False, immediate=True)
+            self.scroll_to(y=span[0], animate=False, force=True)
         elif following and self.scroll_y >= self.max_scroll_y:
             self.following = True
 
