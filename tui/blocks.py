@@ -92,8 +92,15 @@ class Piece:
         return self.key == other.key and self.source is other.source
 
 
-def _blank() -> Piece:
-    return Piece(("blank",), None, None, count=1)
+_BLANKS: dict[tuple[Segment, ...], Piece] = {}
+
+
+def _blank(bar: list[Segment] | None = None) -> Piece:
+    """A blank line: one piece per bar, shared (it draws the same wherever it is)."""
+    key = tuple(bar or ())
+    if key not in _BLANKS:
+        _BLANKS[key] = Piece(("blank",), None, None, list(key), count=1)
+    return _BLANKS[key]
 
 
 @dataclass(eq=False)
@@ -167,7 +174,7 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
         if not markdown and start == chunks.plain_from:
             hidden = max(len(text) - _drawn_end(bounds), 0)
             note = plain_note(len(text) - start, hidden)
-            pieces += [_blank(), piece(Piece(("note", note.plain), None, note, bar)), _blank()]
+            pieces += [_blank(bar), piece(Piece(("note", note.plain), None, note, bar)), _blank(bar)]
         key = ("chunk", start, end, markdown, warn, bool(bar))
         kept = reuse.get((key, id(None)))
         if kept is None:

@@ -90,6 +90,8 @@ class Layout:
 
     def _forget(self, pieces: Sequence[Piece]) -> None:
         for piece in pieces:
+            if piece.key[0] == "blank":
+                continue  # shared by every block
             lines = self._cache.pop(piece, None)
             if lines is not None:
                 self._cached -= lines
@@ -172,7 +174,8 @@ class Layout:
         index, number, offset = found
         piece = self.blocks[index].pieces[number]
         lines = self._draw(index, piece)
-        self._cache.move_to_end(piece)
+        if piece in self._cache:
+            self._cache.move_to_end(piece)
         return (lines[offset] if offset < len(lines) else []), piece.card
 
     def lines(self, start: int, end: int) -> Iterator[Line]:
@@ -231,7 +234,7 @@ class Layout:
         width = self.width
         bar = sum(segment.cell_length for segment in piece.bar)
         if piece.key[0] == "blank":
-            lines: list[Line] = [[Segment(" " * width)]]
+            lines: list[Line] = [[*piece.bar, Segment(" " * max(width - bar, 0))]]
         else:
             inner = max(width - bar, 1)
             options = self.options.update_width(inner)
