@@ -68,9 +68,12 @@ def plain_note(rest: int, hidden: int = 0) -> Text:
     )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Piece:
-    """One part of a block, drawn on its own: `make` gives its renderable at a width.
+    """One part of a block, drawn on its own (`line_renderable` gives what it draws).
+
+    Renderables are made when a piece is drawn, not kept: a parsed Markdown chunk is
+    hundreds of objects, and the collector walks every object kept, at every full pass.
 
     `key` says what it shows: a piece with an equal key and the same `source` object
     draws the same. `count` is its height in lines at `width` (an estimate until drawn
@@ -79,7 +82,7 @@ class Piece:
 
     key: tuple[object, ...]
     source: object
-    renderable: RenderableType | None
+    renderable: RenderableType | None  # None: made from the key, source and text when drawn
     bar: list[Segment] = field(default_factory=list)
     cost: int = 0  # characters of Markdown it costs to draw, about
     card: str | None = None  # the call id, when the piece is a tool card
@@ -87,6 +90,7 @@ class Piece:
     count: int = 1
     width: int = -1
     lines: list[list[Segment]] | None = None
+    text: str = ""  # a chunk's text
 
     def same(self, other: Piece) -> bool:
         return self.key == other.key and self.source is other.source
@@ -140,9 +144,19 @@ def line_renderable(piece: Piece, width: int) -> RenderableType:
     """What a piece draws at `width` (a one-line entry depends on the width)."""
     if piece.renderable is not None:
         return piece.renderable
-    entry = piece.source
-    assert isinstance(entry, SystemEntry | UserEntry | NoticeEntry)
-    return entry_text(entry, width=max(width, 20))
+    kind, source = piece.key[0], piece.source
+    if kind == "chunk":
+        markdown, warn = piece.key[3], piece.key[4]
+        return WarnedMarkdown(piece.text, warn=bool(warn)) if markdown else Text(piece.text)
+    if kind == "card":
+        assert isinstance(source, Card)
+        return card_view(source, expanded=bool(piece.key[1]))
+    if kind == "label":
+        step, streaming = piece.key[1], piece.key[2]
+        assert isinstance(step, int)
+        return turn_label(step, bool(streaming))
+    assert isinstance(source, SystemEntry | UserEntry | NoticeEntry)
+    return entry_text(source, width=max(width, 20))
 
 
 def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Block:
@@ -164,7 +178,7 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
         return kept if kept is not None else new
 
     label = ("label", entry.step, entry.streaming, bool(bar), entry.partial)
-    pieces = [_blank(), piece(Piece(label, None, turn_label(entry.step, entry.streaming), bar))]
+    pieces = [_blank(), piece(Piece(label, None, None, bar))]
     bounds = [*chunks.starts, len(text)]
     drawn = 0
     for start, end in zip(bounds, bounds[1:], strict=False):
@@ -174,14 +188,16 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
         if not markdown and start == chunks.plain_from:
             hidden = max(len(text) - _drawn_end(bounds), 0)
             note = plain_note(len(text) - start, hidden)
-            pieces += [_blank(bar), piece(Piece(("note", note.plain), None, note, bar)), _blank(bar)]
+            pieces += [
+                _blank(bar),
+                piece(Piece(("note", note.plain), None, note, bar)),
+                _blank(bar),
+            ]
         key = ("chunk", start, end, markdown, warn, bool(bar))
         kept = reuse.get((key, id(None)))
         if kept is None:
-            chunk = text[start:end]
-            made = WarnedMarkdown(chunk, warn=warn) if markdown else Text(chunk)
-            cost = len(chunk) if markdown else len(chunk) // PLAIN_COST
-            kept = Piece(key, None, made, bar, cost=cost)
+            cost = end - start if markdown else (end - start) // PLAIN_COST
+            kept = Piece(key, None, None, bar, cost=cost, text=text[start:end])
         pieces.append(kept)
         drawn += end - start
     if unread or entry.outcome != "answered":
@@ -207,7 +223,7 @@ def card_piece(card: Card, *, expanded: bool, bar: list[Segment]) -> Piece:
     return Piece(
         ("card", expanded, bool(bar)),
         card,
-        card_view(card, expanded=expanded),
+        None,
         [*bar, *CARD_BARS[kind]],
         cost=len(card.output or "") // PLAIN_COST if expanded else 0,
         card=card.call_id,

@@ -24,7 +24,7 @@ from rich.segment import Segment
 from tui.blocks import Block, Piece, block_for, line_renderable
 from tui.state import Card, Entry, TurnEntry
 
-CACHE_LINES = 3_000
+CACHE_LINES = 1_000
 """Lines kept drawn (a few screens); the others are drawn again when scrolled back to."""
 
 Line = list[Segment]

@@ -21,6 +21,7 @@ from tests.tui.conftest import (
     until,
 )
 from tui.app import DocsAgentApp, replay_app
+from tui.layout import CACHE_LINES
 from tui.screens.replay import ReplayScreen
 from tui.state import TurnEntry, ViewState, reduce_all
 from tui.widgets.header_bar import HeaderBar
@@ -102,7 +103,7 @@ async def test_a_long_trace_is_laid_out_whole_and_every_entry_is_reachable() -> 
         view = transcript(app)
         await until(pilot, lambda: view.settled)
         assert len(replay(app).state.entries) == 2003
-        assert view.model.kept_lines <= 3_000  # the lines of a few screens, not of 2,003 entries
+        assert view.model.kept_lines <= CACHE_LINES  # a few screens, not 2,003 entries
         assert "assistant · step 2000" in transcript_lines(app)
         await pilot.pause()
         assert "2000.md" in " ".join(rendered(view))
