@@ -114,7 +114,6 @@ class Block:
     entry: Entry
     pieces: list[Piece]
     text: str = ""
-    warn: bool = False
     chunks: Chunks = field(default_factory=Chunks)
 
     @property
@@ -146,8 +145,11 @@ def line_renderable(piece: Piece, width: int) -> RenderableType:
         return piece.renderable
     kind, source = piece.key[0], piece.source
     if kind == "chunk":
-        markdown, warn = piece.key[3], piece.key[4]
-        return WarnedMarkdown(piece.text, warn=bool(warn)) if markdown else Text(piece.text)
+        markdown, unread = piece.key[3], piece.key[4]
+        if not markdown:
+            return Text(visible(piece.text))
+        assert isinstance(unread, tuple)
+        return WarnedMarkdown(visible(mark_unread(piece.text, unread)), warn=bool(unread))
     if kind == "card":
         assert isinstance(source, Card)
         return card_view(source, expanded=bool(piece.key[1]))
@@ -160,10 +162,11 @@ def line_renderable(piece: Piece, width: int) -> RenderableType:
 
 
 def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Block:
+    # The text is cut as it streamed; flagged citations are marked chunk by chunk when a
+    # chunk is drawn (marking a long answer whole took a third of a second at its end).
     unread = entry.unread
-    text = visible(mark_unread(entry.text, unread))
-    warn = bool(unread)
-    grew = old is not None and warn == old.warn and text.startswith(old.text)
+    text = entry.text
+    grew = old is not None and text.startswith(old.text)
     chunks = old.chunks if old is not None and grew else Chunks()
     chunks.extend(text)
     bar = ANSWER_BAR if entry.answer else PARTIAL_BAR if entry.partial else []
@@ -193,7 +196,7 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
                 piece(Piece(("note", note.plain), None, note, bar)),
                 _blank(bar),
             ]
-        key = ("chunk", start, end, markdown, warn, bool(bar))
+        key = ("chunk", start, end, markdown, unread, bool(bar))
         kept = reuse.get((key, id(None)))
         if kept is None:
             cost = end - start if markdown else (end - start) // PLAIN_COST
@@ -206,7 +209,7 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
     for card in entry.cards:
         kept = reuse.get((("card", card.call_id in expanded, bool(bar)), id(card)))
         pieces.append(kept or card_piece(card, expanded=card.call_id in expanded, bar=bar))
-    return Block(entry, pieces, text, warn, chunks)
+    return Block(entry, pieces, text, chunks)
 
 
 def _drawn_end(bounds: list[int]) -> int:

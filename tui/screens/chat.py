@@ -41,7 +41,8 @@ NEW_AFTER_CANCEL = "cancelled the running question; new conversation"
 
 
 def keep_long_lived() -> None:
-    """Collect the garbage of a finished run, then exempt what is left from later passes.
+    """Collect the garbage, then exempt what is left from later passes (after the first
+    frame, and after each run).
 
     What outlives a run (the conversation, its view, the app) is kept to the end, yet
     each full pass of the collector walked all of it: passes grew with the session to
@@ -134,6 +135,7 @@ class ChatScreen(TraceScreen):
         inputs.first().focus()
         self.render_state()
         self.set_interval(0.2, self._tick)
+        self.call_after_refresh(keep_long_lived)  # the app itself, once its first frame is up
         # A daemon thread of its own, not a Textual thread worker: those run in asyncio's
         # default executor, which the app's shutdown waits for, so quitting waited for a
         # run stuck on a hung endpoint. Quitting closes the run's trace (`stop`) instead.

@@ -22,7 +22,7 @@ from textual.strip import Strip
 from tui.layout import Layout
 from tui.state import Card, Entry, UserEntry
 
-STEP_CHARS = 2_000
+STEP_CHARS = 1_000
 """Markdown drawn per refresh beyond what shows (a text seen whole: replay, a new width),
 so keys are taken in between."""
 
