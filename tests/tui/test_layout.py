@@ -6,6 +6,7 @@ import io
 from collections.abc import Iterator, Sequence
 
 from rich.console import Console
+from rich.text import Text
 
 from agent.events import (
     Event,
@@ -19,6 +20,7 @@ from agent.events import (
     ToolCallStarted,
 )
 from agent.messages import system, user
+from tests.tui.conftest import plain
 from tui.layout import Layout
 from tui.state import ViewState, reduce
 
@@ -190,3 +192,20 @@ def test_a_card_expands_and_its_lines_are_known() -> None:
     assert made.line(span[0])[1] == "c2"
     card = made.card("c2")
     assert card is not None and card.output == "result 2"
+
+
+def test_plain_text_is_wrapped_as_rich_wraps_it() -> None:
+    made = layout()
+    console, options = made.console, made.options
+    samples = [
+        "short\n\ttabbed\n",
+        "word " * 40 + "\n" + "x" * 130 + " tail\n",
+        "héllo 世界 " * 20,
+        "  indented  with  doubled  spaces " * 5,
+        "\n\n",
+    ]
+    for text in samples:
+        for width in (10, 37, 60):
+            mine = made._plain(text, width)
+            theirs = console.render_lines(Text(text), options.update_width(width))
+            assert [plain(line) for line in mine] == [plain(line) for line in theirs]

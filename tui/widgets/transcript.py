@@ -11,6 +11,7 @@ the last, on to the question box), Enter or a click expands a card or collapses 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from textual.binding import Binding
@@ -23,8 +24,10 @@ from tui.layout import Layout
 from tui.state import Card, Entry, UserEntry
 
 STEP_CHARS = 1_000
-"""Markdown drawn per refresh beyond what shows (a text seen whole: replay, a new width),
-so keys are taken in between."""
+"""Markdown drawn at a time beyond what shows (a text seen whole: replay, a new width)."""
+STEP_S = 0.03
+"""Drawing beyond what shows stops for a refresh after this long, so keys are taken in
+between (a chunk of Markdown with code takes up to a few hundredths of a second)."""
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -114,7 +117,10 @@ class Transcript(ScrollView, can_focus=True):
             layout.prepare_end(region.height)
         else:
             layout.prepare(round(self.scroll_y), region.height)
+        began = time.perf_counter()
         done = layout.measure(STEP_CHARS)
+        while not done and time.perf_counter() - began < STEP_S:
+            done = layout.measure(STEP_CHARS)
         self.virtual_size = Size(region.width, layout.height)
         if self.following:
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
