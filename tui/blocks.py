@@ -39,6 +39,9 @@ CARD_BARS = {
     "repeat": [Segment("  "), Segment("╎", Style(color="blue", dim=True)), Segment(" ")],
 }
 MUTED = Style(dim=True)
+TEXT_MARGIN = 2
+"""Columns a turn's text leaves free, at its left for the answer's bar, else at its right:
+a turn that turns out to be the answer keeps the lines drawn as it streamed."""
 
 
 class WarnedMarkdown:
@@ -115,6 +118,7 @@ class Block:
     pieces: list[Piece]
     text: str = ""
     chunks: Chunks = field(default_factory=Chunks)
+    bar: list[Segment] = field(default_factory=list)  # before each line of its text chunks
 
     @property
     def count(self) -> int:
@@ -196,11 +200,11 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
                 piece(Piece(("note", note.plain), None, note, bar)),
                 _blank(bar),
             ]
-        key = ("chunk", start, end, markdown, unread, bool(bar))
+        key = ("chunk", start, end, markdown, unread)
         kept = reuse.get((key, id(None)))
         if kept is None:
             cost = end - start if markdown else (end - start) // PLAIN_COST
-            kept = Piece(key, None, None, bar, cost=cost, text=text[start:end])
+            kept = Piece(key, None, None, cost=cost, text=text[start:end])
         pieces.append(kept)
         drawn += end - start
     if unread or entry.outcome != "answered":
@@ -209,7 +213,7 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
     for card in entry.cards:
         kept = reuse.get((("card", card.call_id in expanded, bool(bar)), id(card)))
         pieces.append(kept or card_piece(card, expanded=card.call_id in expanded, bar=bar))
-    return Block(entry, pieces, text, chunks)
+    return Block(entry, pieces, text, chunks, bar)
 
 
 def _drawn_end(bounds: list[int]) -> int:

@@ -23,7 +23,7 @@ from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.text import Text
 
-from tui.blocks import Block, Piece, block_for, line_renderable
+from tui.blocks import TEXT_MARGIN, Block, Piece, block_for, line_renderable
 from tui.state import Card, Entry, TurnEntry
 from tui.terminal import visible
 
@@ -195,11 +195,15 @@ class Layout:
         if found is None:
             return [], None
         index, number, offset = found
-        piece = self.blocks[index].pieces[number]
+        block = self.blocks[index]
+        piece = block.pieces[number]
         lines = self._draw(index, piece)
         if piece in self._cache:
             self._cache.move_to_end(piece)
-        return (lines[offset] if offset < len(lines) else []), piece.card
+        line = lines[offset] if offset < len(lines) else []
+        if piece.key[0] == "chunk" and block.bar:
+            line = [*block.bar, *line]
+        return line, piece.card
 
     def lines(self, start: int, end: int) -> Iterator[Line]:
         """Lines [start, end), for tests and plain-text views."""
@@ -256,17 +260,19 @@ class Layout:
             return piece.lines
         width = self.width
         bar = sum(segment.cell_length for segment in piece.bar)
+        if piece.key[0] == "chunk":
+            bar = TEXT_MARGIN  # the block's bar is put before the lines when they are read
         if piece.key[0] == "blank":
             lines: list[Line] = [[*piece.bar, Segment(" " * max(width - bar, 0))]]
         elif piece.key[0] == "chunk" and not piece.key[3]:
             lines = self._plain(visible(piece.text), max(width - bar, 1))
-            lines = [[*piece.bar, *line] for line in lines] if bar else lines
+            lines = [[*piece.bar, *line] for line in lines] if piece.bar else lines
         else:
             inner = max(width - bar, 1)
             options = self.options.update_width(inner)
             renderable = line_renderable(piece, inner)
             drawn = self.console.render_lines(renderable, options, style=piece.style)
-            lines = [[*piece.bar, *line] for line in drawn] if bar else drawn
+            lines = [[*piece.bar, *line] for line in drawn] if piece.bar else drawn
         if piece.count != len(lines):
             piece.count = len(lines)
             self._valid = min(self._valid, index)

@@ -182,7 +182,8 @@ def entry_texts(app: App[Any]) -> list[str]:
     for index, block in enumerate(layout.blocks):
         y, card = layout.start(index), True
         for piece in block.pieces:
-            lines = [plain(line[len(piece.bar) :]) for line in layout.lines(y, y + piece.count)]
+            bar = len(block.bar if piece.key[0] == "chunk" else piece.bar)
+            lines = [plain(line[bar:]) for line in layout.lines(y, y + piece.count)]
             y += piece.count
             if piece.key[0] == "blank":
                 continue
