@@ -200,7 +200,9 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
                 piece(Piece(("note", note.plain), None, note, bar)),
                 _blank(bar),
             ]
-        key = ("chunk", start, end, markdown, unread)
+        # Only the flagged citations a chunk may hold make it draw differently.
+        flags = tuple(label for label in unread if label.split(":", 1)[0] in text[start:end])
+        key = ("chunk", start, end, markdown, flags if markdown else ())
         kept = reuse.get((key, id(None)))
         if kept is None:
             cost = end - start if markdown else (end - start) // PLAIN_COST
