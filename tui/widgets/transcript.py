@@ -164,8 +164,10 @@ class Transcript(ScrollView, can_focus=True):
     def action_question(self, direction: int) -> None:
         """Scroll to the question before (-1) or after (+1) the top of the view."""
         layout, top = self.model, round(self.scroll_y)
-        starts = [
-            layout.start(i) for i, b in enumerate(layout.blocks) if isinstance(b.entry, UserEntry)
+        starts = [  # a question's line, below the blank line that sets it apart
+            layout.start(i) + 1
+            for i, block in enumerate(layout.blocks)
+            if isinstance(block.entry, UserEntry)
         ]
         later = [y for y in starts if y > top]
         earlier = [y for y in starts if y < top]
