@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from textual import on
@@ -105,6 +107,9 @@ class ChatScreen(TraceScreen):
         self.index = index
         self.indexing: tuple[int, int] | None = None  # files done and to do, while indexing
         self._index_stop = threading.Event()
+        # A run's last events are reduced off the screen's thread: checking the answer's
+        # citations parses its Markdown, a third of a second for 200 KB, and keys wait.
+        self._reducer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docsagent-reduce")
         self._started = 0.0
         self.failure: str | None = None  # why the latest question failed, for the notice line
         self.examples: tuple[str, ...] = ()
@@ -224,6 +229,7 @@ class ChatScreen(TraceScreen):
 
     def stop(self) -> None:
         self._index_stop.set()
+        self._reducer.shutdown(wait=False)
         self.conversation.close()  # the worker thread ends and the run's trace is closed
 
     @on(Input.Submitted, "#question")
@@ -249,13 +255,17 @@ class ChatScreen(TraceScreen):
     def on_run_began(self, message: RunBegan) -> None:
         self.trace = message.trace
 
-    def on_events_arrived(self, message: EventsArrived) -> None:
+    async def on_events_arrived(self, message: EventsArrived) -> None:
         events = self.conversation.take()
         if not events:
             return
-        self.state = reduce_all(events, self.state)
-        if any(isinstance(event, RunFinished) for event in events):
+        if any(isinstance(e, RunFinished) for e in events) and not self._index_stop.is_set():
+            # The screen's next messages wait for this (in order); keys go to the box meanwhile.
+            loop = asyncio.get_running_loop()
+            self.state = await loop.run_in_executor(self._reducer, reduce_all, events, self.state)
             self.call_after_refresh(keep_long_lived)
+        else:
+            self.state = reduce_all(events, self.state)
         if all(isinstance(event, TextDelta) for event in events):
             self.schedule_render(within=TEXT_REDRAW_S)
         else:
