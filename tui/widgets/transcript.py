@@ -55,31 +55,26 @@ class Transcript(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.layout_: Layout | None = None
+        self._layout: Layout | None = None
         self.entries: Sequence[Entry] = ()
         self.selected: str | None = None  # the call id of the card under the cursor
         self.following = True
-        self._step_pending = False
+        self._step_scheduled = False  # a step waits for the next refresh
 
     @property
     def model(self) -> Layout:
         """The layout of the entries (made once the app's console is there)."""
-        if self.layout_ is None:
+        if self._layout is None:
             options = self.app.console_options.update(highlight=False)
-            self.layout_ = Layout(self.app.console, options)
-            self.layout_.update(self.entries)
-        return self.layout_
+            self._layout = Layout(self.app.console, options)
+            self._layout.update(self.entries)
+        return self._layout
 
     @property
     def settled(self) -> bool:
         """Whether the newest entries given are laid out whole at the current width."""
-        layout = self.layout_
-        return (
-            layout is not None
-            and layout.entries is self.entries
-            and layout.settled
-            and not self._step_pending
-        )
+        layout = self._layout
+        return layout is not None and layout.entries is self.entries and layout.settled
 
     # -- showing ----------------------------------------------------------------------
 
@@ -88,8 +83,8 @@ class Transcript(ScrollView, can_focus=True):
         if entries is self.entries:
             return
         self.entries = entries
-        if self.is_attached and self.layout_ is not None:
-            self.layout_.update(entries)
+        if self.is_attached and self._layout is not None:
+            self._layout.update(entries)
         self._step()
 
     def clear_entries(self) -> None:
@@ -106,8 +101,7 @@ class Transcript(ScrollView, can_focus=True):
         self._step()
 
     def _step(self) -> None:
-        """Lay out what shows now, and up to `STEP_CHARS` more; the rest after a refresh."""
-        self._step_pending = False
+        """Lay out what shows now, and more for up to `STEP_S`; the rest after a refresh."""
         region = self.scrollable_content_region
         if not self.is_attached or region.width <= 0:
             return
@@ -125,9 +119,13 @@ class Transcript(ScrollView, can_focus=True):
         if self.following:
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
         self.refresh()
-        if not done:
-            self._step_pending = True
-            self.call_after_refresh(self._step)
+        if not done and not self._step_scheduled:
+            self._step_scheduled = True
+            self.call_after_refresh(self._next_step)
+
+    def _next_step(self) -> None:
+        self._step_scheduled = False
+        self._step()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -135,9 +133,9 @@ class Transcript(ScrollView, can_focus=True):
             self.following = True
         elif new_value < old_value:  # scrolled up (growth below never moves it)
             self.following = False
-        if round(old_value) != round(new_value) and self.layout_ is not None:
-            self.layout_.prepare(round(new_value), self.scrollable_content_region.height)
-            height = self.layout_.height
+        if round(old_value) != round(new_value) and self._layout is not None:
+            self._layout.prepare(round(new_value), self.scrollable_content_region.height)
+            height = self._layout.height
             if height != self.virtual_size.height:
                 self.virtual_size = Size(self.virtual_size.width, height)
 
