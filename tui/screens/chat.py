@@ -49,7 +49,10 @@ def keep_long_lived() -> None:
     What outlives a run (the conversation, its view, the app) is kept to the end, yet
     each full pass of the collector walked all of it: passes grew with the session to
     a fifth of a second, taken in the middle of the next answer's stream. Frozen, a pass
-    walks only what the runs since made, and reference counting still frees the rest.
+    walks only what the runs since made. Reference counting still frees frozen objects;
+    only cycles among them that die later are kept (the transcript makes no widget per
+    entry, so there are few). Measured in tests/bench/bench_session.py: full passes of
+    60-280 ms in the middle of answers gone, RSS growth 1.5 -> 0.25 MB per question.
     """
     gc.collect()
     gc.freeze()
