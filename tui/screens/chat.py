@@ -51,7 +51,7 @@ def keep_long_lived() -> None:
     a fifth of a second, taken in the middle of the next answer's stream. Frozen, a pass
     walks only what the runs since made. Reference counting still frees frozen objects;
     only cycles among them that die later are kept (the transcript makes no widget per
-    entry, so there are few). Measured in tests/bench/bench_session.py: full passes of
+    entry, so there are few). Measured in tests/bench/bench_session.py: full passes
     of 60-280 ms in the middle of answers gone, RSS growth still about 0.25 MB a question.
     """
     gc.collect()
