@@ -21,7 +21,7 @@ class Log(Sequence[T]):
 
     The last item is held apart from the shared list, so replacing it copies nothing.
     Items are compared by identity when two logs meet in the shared list, so unchanged
-    items keep their identity from one version to the next (the message list relies on it).
+    items keep their identity from one version to the next (the transcript relies on it).
     """
 
     __slots__ = ("_items", "_count", "_last")

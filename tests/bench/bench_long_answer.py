@@ -51,9 +51,9 @@ from tui.app import DocsAgentApp, chat_app, replay_app  # noqa: E402
 from tui.asking import print_trace  # noqa: E402
 from tui.screens.base import TraceScreen  # noqa: E402
 from tui.screens.chat import ChatScreen  # noqa: E402
+from tui.state import TurnEntry  # noqa: E402
 from tui.terminal import Terminal  # noqa: E402
-from tui.widgets.message_list import MessageList  # noqa: E402
-from tui.widgets.turn_view import TurnView  # noqa: E402
+from tui.widgets.transcript import Transcript  # noqa: E402
 
 KEY_EVERY_S = 0.15
 failures: list[str] = []
@@ -113,14 +113,15 @@ def answer_shown(app: DocsAgentApp, answer: str) -> bool:
     screen = app.screen
     if not isinstance(screen, TraceScreen) or screen.state.busy or not screen.state.runs:
         return False
-    shown = screen.query_one(MessageList).shown
-    last = shown[-1] if shown else None
+    view = screen.query_one(Transcript)
+    entries = view.entries
+    last = entries[-1] if entries else None
     return (
-        isinstance(last, TurnView)
-        and last.entry.answer
-        and last.entry.text == answer
-        and last.is_mounted
-        and last.text.settled
+        entries is screen.state.entries
+        and isinstance(last, TurnEntry)
+        and last.answer
+        and last.text == answer
+        and view.settled
     )
 
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 from tests.tui.conftest import big_trace  # noqa: E402
 from tui.app import replay_app  # noqa: E402
 from tui.screens.replay import ReplayScreen  # noqa: E402
-from tui.widgets.message_list import MessageList  # noqa: E402
+from tui.widgets.transcript import Transcript  # noqa: E402
 
 
 async def final_screen_seconds(steps: int) -> float:
@@ -32,8 +32,9 @@ async def final_screen_seconds(steps: int) -> float:
         screen = app.screen
         assert isinstance(screen, ReplayScreen)
         assert screen.replayer.position == len(trace.events)
-        messages = screen.query_one(MessageList)
-        assert len(messages.shown) <= messages.limit
+        view = screen.query_one(Transcript)
+        while not view.settled:
+            await pilot.pause()
         return time.perf_counter() - began
 
 

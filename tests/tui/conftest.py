@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.segment import Segment
 from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -32,6 +33,7 @@ from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.trace import Trace
 from tui.screens.chat import ChatScreen
+from tui.widgets.transcript import Transcript
 
 TIMEOUTS = "\n".join(
     ["# Timeouts", "", "httpx times out after 5 seconds by default."]
@@ -155,3 +157,39 @@ def rendered(widget: Widget) -> list[str]:
         return [line for child in widget.children for line in rendered(child)]
     width, height = widget.size
     return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, width, height))]
+
+
+def transcript(app: App[Any]) -> Transcript:
+    """The screen's transcript (the conversation's entries)."""
+    return app.screen.query_one(Transcript)
+
+
+def plain(line: Sequence[Segment]) -> str:
+    return "".join(segment.text for segment in line).rstrip()
+
+
+def transcript_lines(app: App[Any]) -> list[str]:
+    """Every line of the conversation as plain text, on screen or scrolled away."""
+    layout = transcript(app).model
+    return [plain(line) for line in layout.lines(0, layout.height)]
+
+
+def entry_texts(app: App[Any]) -> list[str]:
+    """The conversation as a user reads it: one item per entry, and one per tool card,
+    their lines joined (the bars at their left edge left out)."""
+    layout = transcript(app).model
+    out: list[str] = []
+    for index, block in enumerate(layout.blocks):
+        y, card = layout.start(index), True
+        for piece in block.pieces:
+            bar = len(block.bar if piece.key[0] == "chunk" else piece.bar)
+            lines = [plain(line[bar:]) for line in layout.lines(y, y + piece.count)]
+            y += piece.count
+            if piece.key[0] == "blank":
+                continue
+            if piece.card is not None or card:
+                out.append("\n".join(lines))
+            else:
+                out[-1] += "\n" + "\n".join(lines)
+            card = piece.card is not None
+    return out

@@ -6,10 +6,9 @@ import pytest
 
 from agent.config import Config
 from agent.testing import reply
-from tests.tui.conftest import SessionFactory, rendered, until
+from tests.tui.conftest import SessionFactory, rendered, transcript, until
 from tui.app import chat_app
 from tui.screens.chat import ChatScreen
-from tui.widgets.turn_view import TurnView
 
 pytestmark = pytest.mark.asyncio
 
@@ -25,8 +24,10 @@ async def test_a_long_code_line_in_an_answer_wraps_instead_of_being_cut(
         assert isinstance(screen, ChatScreen)
         await until(pilot, lambda: screen.state.runs >= 1 and not screen.state.busy)
         await pilot.pause()
-        answer = app.screen.query_one(TurnView).text
-        assert len(command) > answer.size.width  # the line is wider than the answer
-        lines = rendered(answer)
+        view = transcript(app)
+        await until(pilot, lambda: view.settled)
+        await pilot.pause()
+        assert len(command) > view.size.width  # the line is wider than the answer
+        lines = rendered(view)
         assert any(line.strip().endswith("END") for line in lines)  # so it wraps, whole
         assert sum("--option-" in line for line in lines) > 3

@@ -18,17 +18,13 @@ from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.tools.docs import docs_registry
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, chat, settle, until
+from tests.tui.conftest import SessionFactory, chat, entry_texts, settle, transcript, until
 from tests.tui.test_live_replay import assert_replay_matches
 from tui.app import DocsAgentApp, chat_app, replay_app
 from tui.screens.base import TraceScreen
 from tui.screens.replay import ReplayScreen
-from tui.state import NoticeEntry
-from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.status_bar import StatusBar
-from tui.widgets.tool_card import ToolCard
-from tui.widgets.turn_view import TurnView
 
 pytestmark = pytest.mark.asyncio
 
@@ -72,17 +68,12 @@ def notices(app: DocsAgentApp) -> list[str]:
 
 def marks(screen: TraceScreen) -> dict[str, object]:
     """What the screen shows of the checks: the answer's note, repeat cards, lines, counters."""
-    answer = [t for t in screen.query(TurnView) if t.entry.answer][-1]
-    note = str(answer.query_one(".unread-note").render())
-    repeats = [
-        str(c.render()).splitlines()[0] for c in screen.query(ToolCard) if c.has_class("repeat")
-    ]
-    lines = [w.render().plain for w in screen.query(EntryLine) if isinstance(w.entry, NoticeEntry)]
+    shown = entry_texts(screen.app)
+    answer = [text for text in shown if text.startswith("assistant")][-1]
     return {
-        "unread": answer.has_class("unread"),
-        "note": note,
-        "repeats": repeats,
-        "compaction lines": [line for line in lines if line.startswith("context shortened")],
+        "note": answer.splitlines()[-1],
+        "repeats": [t.splitlines()[0] for t in shown if "↻ repeat of step" in t.splitlines()[0]],
+        "compaction lines": [t for t in shown if t.startswith("context shortened")],
         "status": screen.query_one(StatusBar).render().plain,
     }
 
@@ -95,7 +86,6 @@ async def test_the_marks_live_and_in_replay(config: Config) -> None:
         live = assert_replay_matches(app, session)
         assert live.entries[-1].unread == ("advanced/timeouts.md:20-25",)  # type: ignore[union-attr]
         shown = marks(chat(app))
-    assert shown["unread"] is True
     assert shown["note"] == "⚠ cites advanced/timeouts.md:20-25, which this run never read"
     assert shown["repeats"] == [
         '▸ read_doc(path="advanced/timeouts.md", start=11, end=15)  ↻ repeat of step 2'
@@ -116,7 +106,7 @@ async def test_the_marks_live_and_in_replay(config: Config) -> None:
     async with replay.run_test(size=(200, 50)) as pilot:
         screen = replay.screen
         assert isinstance(screen, ReplayScreen)
-        await until(pilot, lambda: screen.state.run == "answered" and bool(screen.query(TurnView)))
+        await until(pilot, lambda: screen.state.run == "answered" and transcript(replay).settled)
         await pilot.pause()
         assert screen.state == live
         assert marks(screen) == shown
@@ -130,7 +120,7 @@ async def test_a_run_stopped_for_repeating_reads_well(config: Config) -> None:
         await settle(pilot)
         header = app.screen.query_one(HeaderBar).render().plain
         assert header.endswith("● stopped: repeated call")
-        last = [w.render().plain for w in app.screen.query(EntryLine)][-1]
+        last = entry_texts(app)[-1]
         assert last == "no answer: the model repeated the same grep_docs call twice in a row"
         assert " · 2 repeated · " in app.screen.query_one(StatusBar).render().plain
 

@@ -21,8 +21,8 @@ from tui.screens.help import HelpScreen
 from tui.screens.trace_picker import TracePicker
 from tui.state import UserEntry
 from tui.widgets.example_line import ExampleLine
-from tui.widgets.message_list import MessageList
 from tui.widgets.notice_bar import NoticeBar
+from tui.widgets.transcript import Transcript
 from tui.widgets.welcome import Welcome
 
 pytestmark = pytest.mark.asyncio
@@ -107,7 +107,7 @@ async def test_the_help_lists_the_keys_of_both_views_and_the_trace_folder(tmp_pa
             "ctrl+n",
             "Start a fresh conversation",
             "1 / 2 / 3",
-            "Enter on a card",
+            "Enter in the conversation",
             "Space",
             "→ or l",
             "s The next model step, whole",
@@ -141,12 +141,12 @@ async def test_the_start_screen_asks_an_example_with_its_number(tmp_path: Path) 
     async with app.run_test(size=(80, 24)) as pilot:
         await examples_shown(pilot, app)
         welcome = app.screen.query_one(Welcome)
-        assert welcome.display and not app.screen.query_one(MessageList).display
+        assert welcome.display and not app.screen.query_one(Transcript).display
         await pilot.press("2")
         await settle(pilot)
         screen = chat(app)
         assert [e.text for e in screen.state.entries if isinstance(e, UserEntry)] == [EXAMPLES[1]]
-        assert not welcome.display and app.screen.query_one(MessageList).display
+        assert not welcome.display and app.screen.query_one(Transcript).display
         await pilot.press("1")  # a question is on screen: the digit types itself
         await pilot.pause()
         assert screen.query_one(Input).value == "1" and screen.state.runs == 1

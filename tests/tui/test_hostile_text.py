@@ -16,13 +16,12 @@ from agent.config import Config
 from agent.errors import ModelError, TraceError
 from agent.testing import call, reply
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, chat, settle, until
+from tests.tui.conftest import SessionFactory, chat, settle, transcript, transcript_lines, until
 from tui.app import DocsAgentApp, chat_app, replay_app
 from tui.render import card_text, entry_text, header_text, status_text
 from tui.screens.replay import ReplayScreen
 from tui.screens.trace_picker import TracePicker
 from tui.state import TurnEntry, reduce_all
-from tui.widgets.tool_card import ToolCard
 
 HOSTILE = "\x1b]0;PWNED\x07 \x1b]52;c;cm0gLXJmIH4=\x07 \x1b[2J\x1b[?1049h \x1b[5n \x9b6n"
 SHOWN = "␛]0;PWNED␇ ␛]52;c;cm0gLXJmIH4=␇ ␛[2J␛[?1049h ␛[5n \\x9b6n"
@@ -80,11 +79,12 @@ async def test_live_and_replayed_screens_show_controls_as_visible_characters(
     async with app.run_test(size=(160, 90)) as pilot:
         await settle(pilot)
         assert chat(app).state.run == "answered"
-        for card in app.screen.query(ToolCard):  # the whole results too
-            card.focus()
-            await pilot.press("enter")
+        view = transcript(app)
+        for card in view.model.cards():  # the whole results too
+            view.model.toggle(card)
+        view.to_bottom()
         await pilot.pause()
-        lines = screen_lines(app)
+        lines = screen_lines(app) + transcript_lines(app)  # on screen, and scrolled away
         assert controls(lines) == []
         shown = "\n".join(lines)
         assert shown.count(SHOWN) >= 4  # question, streamed text, card, answer

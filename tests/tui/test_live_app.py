@@ -18,33 +18,31 @@ from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.tools.registry import ToolRegistry
 from agent.trace import read_trace
-from tests.tui.conftest import SessionFactory, chat, settle, timeout_script, until
+from tests.tui.conftest import (
+    SessionFactory,
+    chat,
+    entry_texts,
+    rendered,
+    settle,
+    timeout_script,
+    transcript,
+    transcript_lines,
+    until,
+)
 from tui.app import DocsAgentApp, chat_app
 from tui.history import History
 from tui.state import reduce
-from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
-from tui.widgets.message_list import MessageList
 from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.question_input import QuestionInput
 from tui.widgets.status_bar import StatusBar
-from tui.widgets.tool_card import ToolCard
-from tui.widgets.turn_view import TurnView
 
 pytestmark = pytest.mark.asyncio
 
 
 def texts(app: DocsAgentApp) -> list[str]:
-    """The mounted entries as plain text, one item per entry line, turn or card."""
-    out: list[str] = []
-    for widget in chat(app).query("EntryLine, TurnView, ToolCard"):
-        if isinstance(widget, EntryLine):
-            out.append(widget.render().plain)
-        elif isinstance(widget, TurnView):
-            out.append(f"turn {widget.entry.step}: {widget.entry.text}")
-        elif isinstance(widget, ToolCard):
-            out.append(str(widget.render()))
-    return out
+    """The conversation as plain text, one item per entry and per tool card."""
+    return entry_texts(app)
 
 
 async def test_a_question_shows_turns_cards_and_counters(
@@ -61,14 +59,14 @@ async def test_a_question_shows_turns_cards_and_counters(
         shown = texts(app)
         assert shown[0].startswith("system Answer only from what the tools show")
         assert shown[1] == "you timeout?"
-        assert shown[2] == "turn 1: Let me search."
+        assert shown[2] == "assistant · step 1\nLet me search."
         assert shown[3].startswith('▸ grep_docs(keyword="timeout")')
         assert "advanced/timeouts.md:1: # Timeouts" in shown[3]
         assert shown[4].startswith('▸ read_doc(path="missing.md")')
         assert "  error\n" in shown[4]
         assert shown[6].endswith("  … 27 more lines")  # 31 lines, 4 shown
-        assert (
-            shown[7] == "turn 3: The default timeout is **5 seconds** (advanced/timeouts.md:3-3)."
+        assert shown[7] == (
+            "assistant · step 3\nThe default timeout is 5 seconds (advanced/timeouts.md:3-3)."
         )
         status = app.screen.query_one(StatusBar).render().plain
         assert status.startswith("step 3/8 · 3 tool calls · ≈")
@@ -81,16 +79,23 @@ async def test_enter_on_a_card_expands_it(make_session: SessionFactory, config: 
     app = chat_app(session, config, question="timeout?")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        card = list(app.screen.query(ToolCard))[2]
-        card.focus()
+        view = transcript(app)
+        view.focus()  # as Tab from the question box does: the first card in view
+        await pilot.press("tab", "tab")
+        assert view.selected == view.model.cards()[2]
+        lines = len(transcript_lines(app))
         await pilot.press("enter")
-        assert card.expanded and card.full_text.count("\n") == 31
-        await until(pilot, lambda: card.size.height == 32)  # the call and 31 lines
+        assert len(transcript_lines(app)) == lines + 31 - 5  # the call and 31 lines, not 4 and …
+        assert any(
+            '▾ read_doc(path="advanced/timeouts.md"' in line for line in transcript_lines(app)
+        )
         await pilot.press("enter")
-        assert not card.expanded and str(card.render()).endswith("… 27 more lines")
-        await until(pilot, lambda: card.size.height == 6)
-        await pilot.click(card)
-        assert card.expanded
+        assert len(transcript_lines(app)) == lines
+        assert texts(app)[6].endswith("… 27 more lines")
+        span = view.model.card_span(view.selected or "")
+        assert span is not None
+        await pilot.click(view, offset=(5, span[0] - round(view.scroll_y)))
+        assert len(transcript_lines(app)) == lines + 26
         await pilot.press("ctrl+y")
         assert app.clipboard.startswith('▾ read_doc(path="advanced/timeouts.md", start=1, end=30)')
 
@@ -128,11 +133,11 @@ async def test_a_follow_up_continues_the_conversation(
             "Five seconds.",
             "and to disable it?",
         ]
-        assert texts(app)[1:] == [
-            "you default timeout?",
-            "turn 1: Five seconds.",
-            "you and to disable it?",
-            "turn 1: Use timeout=None.",
+        assert [text.split("\n")[:2] for text in texts(app)[1:]] == [
+            ["you default timeout?"],
+            ["assistant · step 1", "Five seconds."],
+            ["you and to disable it?"],
+            ["assistant · step 1", "Use timeout=None."],
         ]
         await pilot.press("ctrl+n")
         await until(pilot, lambda: chat(app).state.runs == 0)  # the worker has forgotten
@@ -185,14 +190,22 @@ async def test_the_list_stops_following_once_scrolled_up(
     app = chat_app(session, config, question="timeout?")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        messages = app.screen.query_one(MessageList)
+        messages = transcript(app)
         assert messages.scroll_y == messages.max_scroll_y > 0
-        messages.scroll_home(animate=False)
-        messages.release_anchor()  # what a mouse-wheel scroll up does
+        messages.focus()
+        await pilot.press("pageup")
+        scrolled = messages.scroll_y
+        assert scrolled < messages.max_scroll_y
         chat(app).state = reduce(chat(app).state, TextDelta(step=9, text="more"))
         chat(app).render_state()
         await pilot.pause()
-        assert messages.scroll_y == 0
+        assert messages.scroll_y == scrolled
+        await pilot.press("end")
+        chat(app).state = reduce(chat(app).state, TextDelta(step=10, text="again"))
+        chat(app).render_state()
+        await pilot.pause()
+        assert messages.scroll_y == messages.max_scroll_y
+        assert rendered(messages)[-1].strip() == "again"
 
 
 async def test_quitting_during_a_long_tool_call_is_prompt_and_closes_the_trace(
@@ -245,8 +258,7 @@ async def test_text_arriving_before_its_turn_is_composed_is_shown(
             screen.state = reduce(screen.state, TextDelta(step=1, text=piece))
             screen.render_state()  # the second time before the turn's widget has composed
         await pilot.pause()
-        (turn,) = screen.query(TurnView)
-        assert turn.text.text == "Hello"
+        assert transcript_lines(app)[-2:] == ["assistant · step 1  …", "Hello"]
 
 
 async def test_a_new_chat_during_a_run_says_it_cancelled_it(
@@ -331,19 +343,18 @@ async def test_home_shows_the_question_whatever_has_the_focus(
     app = chat_app(session, config, question="timeout?")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        messages = app.screen.query_one(MessageList)
-        question = next(w for w in app.screen.query(EntryLine) if w.has_class("user"))
+        messages = transcript(app)
         await until(pilot, lambda: messages.scroll_y == messages.max_scroll_y > 20)
         box = app.screen.query_one(QuestionInput)
         await pilot.press(*"abc", "home")  # in the question box: the cursor moves
         assert box.cursor_position == 0 and messages.scroll_y == messages.max_scroll_y
-        cards = list(app.screen.query(ToolCard))
-        for widget in (messages, cards[0], cards[-1]):
-            widget.focus()
-            await pilot.pause()  # focusing scrolls the widget into view first
+        await pilot.press("tab")  # the transcript, its cursor on a card
+        assert messages.has_focus and messages.selected is not None
+        for card in (None, messages.model.cards()[0]):
+            messages.select(card)
             await pilot.press("end")
             await until(pilot, lambda: messages.scroll_y == messages.max_scroll_y)
             await pilot.press("home")
             await pilot.pause()
             assert messages.scroll_y == 0  # at once: no animation for later output to upset
-            assert question.region.y > 0 and messages.region.contains_region(question.region)
+            assert "you timeout?" in [line.strip() for line in rendered(messages)]

@@ -8,17 +8,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.widgets import Input
 
 from agent import Config, Delta, Message, Reply, RunFinished, Usage, build_agent, read_trace
 from agent.messages import assistant
 from agent.session import Session
-from tests.tui.conftest import chat, rendered, until
+from tests.tui.conftest import chat, transcript, transcript_lines, until
+from tests.tui.test_layout import layout, text
 from tui.app import chat_app
 from tui.chunks import MARKDOWN_CHARS
-from tui.widgets.turn_text import TurnText
-from tui.widgets.turn_view import TurnView
+from tui.persistent import TextParts
+from tui.state import TurnEntry
 
 pytestmark = pytest.mark.asyncio
 
@@ -61,8 +62,10 @@ def held_app(config: Config) -> tuple[HeldModel, Session]:
 
 
 def streamed(app: App[int]) -> str:
-    views = list(app.screen.query(TurnView))
-    return views[-1].entry.text if views else ""
+    """The text of the newest entry the transcript was given."""
+    entries = transcript(app).entries
+    last = entries[-1] if entries else None
+    return last.text if isinstance(last, TurnEntry) else ""
 
 
 async def test_keys_are_taken_while_a_long_answer_streams_and_after(config: Config) -> None:
@@ -76,9 +79,9 @@ async def test_keys_are_taken_while_a_long_answer_streams_and_after(config: Conf
         model.go.set()
         await until(pilot, lambda: not chat(app).state.busy)
         assert chat(app).state.run == "read_nothing"  # an answer, from a model that read nothing
-        view = app.screen.query(TurnView).last()
-        await until(pilot, lambda: view.text.settled)
-        assert view.text.text == ANSWER[: len(view.text.text)] and view.text.text == ANSWER
+        view = transcript(app)
+        await until(pilot, lambda: view.settled and streamed(app) == ANSWER)
+        assert "▌ Some **words** about part 999." in transcript_lines(app)[-8:]  # plain text
         await pilot.press("!")
         assert box.value == "hi!"
 
@@ -95,25 +98,12 @@ async def test_quitting_mid_stream_closes_the_trace(config: Config) -> None:
     assert trace.complete and isinstance(final, RunFinished) and final.stop_reason == "cancelled"
 
 
-class TextApp(App[None]):
-    def compose(self) -> ComposeResult:
-        yield TurnText()
-
-
 async def test_a_text_past_the_markdown_limit_says_where_it_turns_plain() -> None:
-    app = TextApp()
-    async with app.run_test(size=(100, 30)) as pilot:
-        text = app.query_one(TurnText)
-        text.show(ANSWER)
-        await until(pilot, lambda: text.settled)
-        assert text.plain
-        note = app.query_one(".plain-note")
-        said = " ".join(rendered(note))
-        assert f"past {MARKDOWN_CHARS:,} characters the text is shown as plain text" in said
-        chunks = list(text.chunk_texts())
-        assert "".join(c.text for c in chunks) == ANSWER
-        assert chunks[0].markdown and not chunks[-1].markdown
-        first = rendered(text.children[0])
-        assert "Part 0" in first[0] and "##" not in first[0]  # a heading, drawn as one
-        last = rendered(text.children[-1])
-        assert any("## Part 999" in line for line in last)  # plain text, as written
+    made = layout()
+    made.update([TurnEntry(step=1, body=TextParts(ANSWER), streaming=False, answer=True)])
+    made.measure(10**9)
+    lines = text(made)
+    said = " ".join(lines)
+    assert f"past {MARKDOWN_CHARS:,} characters the text is shown as plain text" in said
+    assert "▌ Part 0" in lines[2:4] and "▌ ## Part 0" not in lines  # a heading, drawn as one
+    assert "▌ ## Part 999" in lines  # plain text, as written

@@ -1,7 +1,7 @@
-"""The live view past its mounted limit, and instant models run many times, through Pilot.
+"""Long live views, and instant models run many times, through Pilot.
 
 The scripted models here answer at once, so events arrive faster than the screen
-renders them: widgets are still being mounted or removed when the next update comes.
+renders them: the transcript is updated many times between two refreshes.
 """
 
 from __future__ import annotations
@@ -12,20 +12,25 @@ from typing import Any
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from agent.config import Config, build_agent
 from agent.errors import ModelError
 from agent.messages import Message
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
-from tests.tui.conftest import chat, until
-from tui.app import DocsAgentApp, chat_app
-from tui.state import Entry, NoticeEntry
-from tui.widgets.entry_line import EntryLine
-from tui.widgets.message_list import MessageList
-from tui.widgets.tool_card import ToolCard
-from tui.widgets.turn_view import TurnView
+from tests.tui.conftest import (
+    chat,
+    entry_texts,
+    plain,
+    rendered,
+    transcript,
+    transcript_lines,
+    until,
+)
+from tui.app import chat_app
+from tui.layout import Layout
+from tui.state import NoticeEntry, TurnEntry
 
 pytestmark = pytest.mark.asyncio
 
@@ -39,15 +44,19 @@ def session_of(
 
 
 def shows_answer(app: App[Any], answer: str) -> bool:
-    """Whether the run is over and its answer is on screen, in its text widget."""
+    """Whether the run is over and its answer is laid out in the transcript."""
     screen = chat(app)
-    if screen.state.busy:
-        return False
-    shown = screen.query_one(MessageList).shown
-    last = shown[-1] if shown else None
-    if not (isinstance(last, TurnView) and last.entry.answer and last.is_mounted):
-        return False
-    return last.text.text == answer and bool(last.text.children)
+    view = transcript(app)
+    entries = screen.state.entries
+    last = entries[-1] if entries else None
+    return (
+        not screen.state.busy
+        and view.entries is entries
+        and view.settled
+        and isinstance(last, TurnEntry)
+        and last.answer
+        and last.text == answer
+    )
 
 
 async def settle(pilot: Pilot[int], answer: str) -> None:
@@ -56,37 +65,20 @@ async def settle(pilot: Pilot[int], answer: str) -> None:
     await until(pilot, lambda: shows_answer(pilot.app, answer))
 
 
-def removed_settled(app: DocsAgentApp) -> bool:
-    """Whether the widgets pruned or replaced have left the DOM (removal is asynchronous)."""
-    messages = app.screen.query_one(MessageList)
-    in_dom = [w for w in messages.children if isinstance(w, (EntryLine, TurnView))]
-    return in_dom == messages.shown
-
-
-async def assert_list_matches(pilot: Pilot[Any]) -> MessageList:
-    """The mounted widgets are exactly the newest entries, in order, each showing its entry."""
+async def assert_list_matches(pilot: Pilot[Any]) -> None:
+    """The transcript, updated event by event, reads as the entries laid out afresh, and
+    its last rows on screen are the newest entry's."""
     app = pilot.app
-    assert isinstance(app, DocsAgentApp)
-    await until(pilot, lambda: removed_settled(app))
-    messages = app.screen.query_one(MessageList)
-    entries = chat(app).state.entries
-    tail: list[Entry] = list(entries[max(len(entries) - messages.limit, 0) :])
-    shown = messages.shown
-    assert [w.entry for w in shown] == tail  # type: ignore[attr-defined]
-    in_dom = [w for w in messages.children if isinstance(w, (EntryLine, TurnView))]
-    assert in_dom == shown  # nothing left over from pruning or replacing
-    for widget in shown:
-        if isinstance(widget, TurnView):
-            entry = widget.entry
-            assert widget.text.text == entry.text
-            cards = list(widget.query_children(ToolCard))
-            assert [c.card for c in cards] == list(entry.cards)
-    hidden = len(entries) - len(tail)
-    pruned = messages.query_one("#pruned", Static)
-    assert pruned.has_class("shown") == (hidden > 0)
-    if hidden:
-        assert str(pruned.render()) == f"… {hidden:,} earlier entries not shown (ctrl+up or click)"
-    return messages
+    view = transcript(app)
+    fresh = Layout(app.console, app.console_options.update(highlight=False))
+    fresh.set_width(view.model.width)
+    fresh.update(chat(app).state.entries)
+    fresh.measure(10**9)
+    assert transcript_lines(app) == [plain(line) for line in fresh.lines(0, fresh.height)]
+    await pilot.pause()
+    assert view.scroll_y == view.max_scroll_y
+    on_screen = [line.strip() for line in rendered(view) if line.strip()]
+    assert on_screen[-3:] == transcript_lines(app)[-3:]
 
 
 async def test_a_run_of_160_tool_steps_keeps_the_newest_entries(config: Config) -> None:
@@ -146,10 +138,8 @@ async def test_instant_answers_30_times_in_fresh_conversations(config: Config) -
             chat(app).ask(f"question {n}")
             await settle(pilot, answer)
             assert chat(app).state.run == "declined"  # it cites nothing
-            first = app.screen.query_one(MessageList).shown[2]
-            assert isinstance(first, TurnView) and first.entry.text == "Looking."
-            assert not first.entry.streaming and first.entry.cards[0].output is not None
+            assert entry_texts(app)[2].startswith("assistant · step 1\nLooking.")
             await assert_list_matches(pilot)
             chat(app).action_new()  # the worker resets the conversation, then the view
             await until(pilot, lambda: chat(app).state.runs == 0)
-            assert app.screen.query_one(MessageList).shown == []
+            assert transcript_lines(app) == []

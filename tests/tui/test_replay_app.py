@@ -11,14 +11,20 @@ from agent.config import Config
 from agent.events import TextDelta
 from agent.testing import reply
 from agent.trace import Trace, read_trace
-from tests.tui.conftest import SessionFactory, big_trace, timeout_script, until
+from tests.tui.conftest import (
+    SessionFactory,
+    big_trace,
+    rendered,
+    timeout_script,
+    transcript,
+    transcript_lines,
+    until,
+)
 from tui.app import DocsAgentApp, replay_app
+from tui.layout import CACHE_LINES
 from tui.screens.replay import ReplayScreen
 from tui.state import TurnEntry, ViewState, reduce_all
-from tui.widgets.entry_line import EntryLine
 from tui.widgets.header_bar import HeaderBar
-from tui.widgets.message_list import MessageList
-from tui.widgets.turn_view import TurnView
 
 pytestmark = pytest.mark.asyncio
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -90,49 +96,51 @@ async def test_a_complete_trace_has_no_banner() -> None:
         assert not app.screen.query("#interrupted")
 
 
-async def test_a_long_trace_mounts_a_bounded_tail() -> None:
+async def test_a_long_trace_is_laid_out_whole_and_every_entry_is_reachable() -> None:
     trace = big_trace(2000)
     app = replay_app(trace, path=Path("big.jsonl"), instant=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        messages = app.screen.query_one(MessageList)
+        view = transcript(app)
+        await until(pilot, lambda: view.settled)
         assert len(replay(app).state.entries) == 2003
-        assert len(messages.shown) == messages.limit
-        assert (
-            str(messages.query_one("#pruned").render())
-            == "… 1,903 earlier entries not shown (ctrl+up or click)"
-        )
-        last = messages.shown[-2]
-        assert isinstance(last, TurnView) and last.entry.step == 2000
-        await pilot.press("home")
+        assert view.model.kept_lines <= CACHE_LINES  # a few screens, not 2,003 entries
+        assert "assistant · step 2000" in transcript_lines(app)
         await pilot.pause()
-        assert messages.shown == [] and not messages.query_one("#pruned").has_class("shown")
+        assert "2000.md" in " ".join(rendered(view))
+        await pilot.press("home")  # replay's Home: the start of the trace
+        await pilot.pause()
+        assert transcript_lines(app) == []
+        await pilot.press("end")
+        await until(pilot, lambda: view.settled)
+        view.to_top()
+        await pilot.pause()
+        assert [line.strip() for line in rendered(view)][2] == "you q"
+        view.scroll_to(y=view.model.start(1000), animate=False, force=True)
+        await pilot.pause()
+        assert rendered(view)[1].strip() == "assistant · step 999"  # entry 1,000
 
 
-async def test_stepping_back_and_forth_faster_than_widgets_mount() -> None:
+async def test_stepping_back_and_forth_before_the_screen_catches_up() -> None:
     trace = big_trace(150)
     app = replay_app(trace, path=Path("big.jsonl"), instant=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = replay(app)
-        messages = screen.query_one(MessageList)
         for action in [screen.action_back] * 40 + [screen.action_forward] * 25:
             action()
-            screen.render_state()  # each step shown at once, before earlier mounts finish
+            screen.render_state()  # each step shown at once, before the screen refreshes
         screen.action_start()
         screen.render_state()
         screen.action_end()
         screen.render_state()
-        await pilot.pause()
+        view = transcript(app)
+        await until(pilot, lambda: view.settled)
         entries = screen.state.entries
         assert screen.replayer.position == len(trace.events) and len(entries) == 153
-        assert [w.entry for w in messages.shown] == list(entries[-messages.limit :])  # type: ignore[attr-defined]
-        in_dom = [w for w in messages.children if isinstance(w, (EntryLine, TurnView))]
-        assert in_dom == messages.shown
-        assert (
-            str(messages.query_one("#pruned").render())
-            == "… 53 earlier entries not shown (ctrl+up or click)"
-        )
+        assert view.entries is entries
+        lines = transcript_lines(app)
+        assert lines.count("you q") == 1 and lines.count("assistant · step 150") == 1
+        assert lines[-9] == "assistant · step 150", lines[-9:]
 
 
 def streamed_trace(make_session: SessionFactory) -> Trace:

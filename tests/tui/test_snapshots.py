@@ -17,7 +17,7 @@ from textual.widgets import Input
 from agent.trace import read_trace
 from tests.tui.test_help_and_start import examples_shown, guide_app
 from tui.app import DocsAgentApp, replay_app
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.transcript import Transcript
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SnapCompare = Callable[..., bool]
@@ -41,8 +41,9 @@ def test_answered_run(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
 
 def test_expanded_error_card(snap_compare: SnapCompare) -> None:
     async def expand(pilot: Pilot[int]) -> None:
-        card = pilot.app.screen.query(ToolCard)[1]  # read_doc(missing.md): an error
-        card.focus()
+        view = pilot.app.screen.query_one(Transcript)
+        view.focus()
+        view.select(view.model.cards()[1])  # read_doc(missing.md): an error
         await pilot.press("enter")
 
     assert snap_compare(

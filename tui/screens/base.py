@@ -9,12 +9,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from agent import AgentError
+from tui.render import card_text
 from tui.share import ShareFormat, export_beside
 from tui.state import ViewState
 from tui.widgets.header_bar import HeaderBar
-from tui.widgets.message_list import MessageList
 from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.transcript import Transcript
 
 Command = tuple[str, str, Callable[[], object]]
 
@@ -62,7 +63,7 @@ class TraceScreen(Screen[None]):
         self.query_one(HeaderBar).show(self.state, extra=self.header_extra())
         for bar in self.query(NoticeBar):
             bar.show(self.standing_notices())
-        self.query_one(MessageList).show(self.state.entries)
+        self.query_one(Transcript).show(self.state.entries)
         self.query_one(StatusBar).show(self.state, elapsed_s=self.clock(), trace=self.trace_label())
 
     def header_extra(self) -> str:
@@ -129,9 +130,8 @@ class TraceScreen(Screen[None]):
 
     def copy_text(self) -> None:
         """Copy the focused card's whole text, else the newest answer shown, to the clipboard."""
-        messages = self.query_one(MessageList)
-        card = messages.focused_card()
-        text = card.full_text if card is not None else self.state.last_answer
+        card = self.query_one(Transcript).focused_card()
+        text = card_text(card, expanded=True).plain if card is not None else self.state.last_answer
         if text is None:
             self.notify("nothing to copy yet: no answer and no focused tool card")
             return

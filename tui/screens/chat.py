@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from textual import on
@@ -12,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input
 
-from agent import AgentError, DocsIndex, Session, TextDelta
+from agent import AgentError, DocsIndex, RunFinished, Session, TextDelta
 from tui.conversation import Conversation
 from tui.history import History
 from tui.messages import (
@@ -29,14 +32,30 @@ from tui.state import ViewState, reduce_all
 from tui.widgets.example_line import ExampleLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.key_footer import KeyFooter
-from tui.widgets.message_list import MessageList
 from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.question_input import QuestionInput
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.transcript import Transcript
 from tui.widgets.welcome import Welcome
 
 TEXT_REDRAW_S = 0.05  # streamed text is drawn at most this often, however small its pieces
 NEW_AFTER_CANCEL = "cancelled the running question; new conversation"
+
+
+def keep_long_lived() -> None:
+    """Collect the garbage, then exempt what is left from later passes (after the first
+    frame, and after each run).
+
+    What outlives a run (the conversation, its view, the app) is kept to the end, yet
+    each full pass of the collector walked all of it: passes grew with the session to
+    a fifth of a second, taken in the middle of the next answer's stream. Frozen, a pass
+    walks only what the runs since made. Reference counting still frees frozen objects;
+    only cycles among them that die later are kept (the transcript makes no widget per
+    entry, so there are few). Measured in tests/bench/bench_session.py: full passes
+    of 60-280 ms in the middle of answers gone, RSS growth still about 0.25 MB a question.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 class _Closing(Exception):
@@ -91,6 +110,9 @@ class ChatScreen(TraceScreen):
         self.index = index
         self.indexing: tuple[int, int] | None = None  # files done and to do, while indexing
         self._index_stop = threading.Event()
+        # A run's last events are reduced off the screen's thread: checking the answer's
+        # citations parses its Markdown, a third of a second for 200 KB, and keys wait.
+        self._reducer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docsagent-reduce")
         self._started = 0.0
         self.failure: str | None = None  # why the latest question failed, for the notice line
         self.examples: tuple[str, ...] = ()
@@ -105,7 +127,7 @@ class ChatScreen(TraceScreen):
         yield HeaderBar(docs=self.docs, model=self.model, mode=self.mode)
         yield NoticeBar()
         yield Welcome(docs=self.docs, model=self.model)
-        yield MessageList(id="messages")
+        yield Transcript(id="messages")
         yield StatusBar()
         yield QuestionInput(
             placeholder="Ask a question about the docs and press Enter",
@@ -121,6 +143,7 @@ class ChatScreen(TraceScreen):
         inputs.first().focus()
         self.render_state()
         self.set_interval(0.2, self._tick)
+        self.call_after_refresh(keep_long_lived)  # the app itself, once its first frame is up
         # A daemon thread of its own, not a Textual thread worker: those run in asyncio's
         # default executor, which the app's shutdown waits for, so quitting waited for a
         # run stuck on a hung endpoint. Quitting closes the run's trace (`stop`) instead.
@@ -183,7 +206,7 @@ class ChatScreen(TraceScreen):
         super().render_state()
         welcome = not self.state.entries
         self.query_one(Welcome).display = welcome
-        self.query_one(MessageList).display = not welcome
+        self.query_one(Transcript).display = not welcome
         shortcuts = {"?", *(str(n) for n in range(1, len(self.examples) + 1))} if welcome else {"?"}
         self.query_one(QuestionInput).shortcuts = frozenset(shortcuts)
 
@@ -209,6 +232,7 @@ class ChatScreen(TraceScreen):
 
     def stop(self) -> None:
         self._index_stop.set()
+        self._reducer.shutdown(wait=False)
         self.conversation.close()  # the worker thread ends and the run's trace is closed
 
     @on(Input.Submitted, "#question")
@@ -228,17 +252,23 @@ class ChatScreen(TraceScreen):
         if problem and problem not in self.notices:  # said once; the box still recalls them
             self.notices.append(problem)
         self._started = time.monotonic()
-        self.query_one(MessageList).to_bottom()
+        self.query_one(Transcript).to_bottom()
         self.conversation.ask(question)
 
     def on_run_began(self, message: RunBegan) -> None:
         self.trace = message.trace
 
-    def on_events_arrived(self, message: EventsArrived) -> None:
+    async def on_events_arrived(self, message: EventsArrived) -> None:
         events = self.conversation.take()
         if not events:
             return
-        self.state = reduce_all(events, self.state)
+        if any(isinstance(e, RunFinished) for e in events) and not self._index_stop.is_set():
+            # The screen's next messages wait for this (in order); keys go to the box meanwhile.
+            loop = asyncio.get_running_loop()
+            self.state = await loop.run_in_executor(self._reducer, reduce_all, events, self.state)
+            self.call_after_refresh(keep_long_lived)
+        else:
+            self.state = reduce_all(events, self.state)
         if all(isinstance(event, TextDelta) for event in events):
             self.schedule_render(within=TEXT_REDRAW_S)
         else:
@@ -253,7 +283,7 @@ class ChatScreen(TraceScreen):
         self._cancelled_for_new = False
         self.state = self._fresh_state()
         self.trace = None  # the bar shows the trace folder again, not the last run's file
-        self.query_one(MessageList).clear_entries()
+        self.query_one(Transcript).clear_entries()
         self.render_state()
 
     def action_cancel(self) -> None:
@@ -271,11 +301,11 @@ class ChatScreen(TraceScreen):
 
     def action_top(self) -> None:
         """Scroll to the start of the conversation (the first question)."""
-        self.query_one(MessageList).to_top()
+        self.query_one(Transcript).to_top()
 
     def action_bottom(self) -> None:
         """Scroll to the newest entry and follow the run again."""
-        self.query_one(MessageList).to_bottom()
+        self.query_one(Transcript).to_bottom()
 
     def action_open_trace(self) -> None:
         """Pick a recent trace and replay it."""

@@ -18,7 +18,7 @@ from tui.render import shown
 from tui.screens.chat import ChatScreen
 from tui.screens.replay import ReplayScreen
 from tui.widgets.question_input import QuestionInput
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.transcript import Transcript
 
 STATUS_BAR: list[KeyRow] = [
     ("step 2/10", "the model call under way, and the step limit (--max-steps)"),
@@ -68,8 +68,8 @@ class HelpScreen(ModalScreen[None]):
             ("Enter", "Ask the question typed in the box (a follow-up continues the chat)"),
             *key_rows(QuestionInput, where=" in the box"),
             *key_rows(ChatScreen),
-            *key_rows(ToolCard, where=" on a card"),
-            ("Tab / shift+Tab", "Move the focus between the question box and the cards"),
+            ("Tab", "Move the focus from the question box to the conversation's tool cards"),
+            *key_rows(Transcript, where=" in the conversation"),
         ]
         return Group(
             *_section("Everywhere", everywhere),

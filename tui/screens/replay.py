@@ -16,9 +16,9 @@ from tui.replayer import Replayer, Unit
 from tui.screens.base import Command, TraceScreen
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.key_footer import KeyFooter
-from tui.widgets.message_list import MessageList
 from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.transcript import Transcript
 
 BATCH_GAP_S = 0.02  # events closer than this (after scaling) are shown together
 FOLLOW_POLL_S = 0.25  # how often a followed trace is checked for new lines
@@ -111,7 +111,7 @@ class ReplayScreen(TraceScreen):
         yield NoticeBar()
         if self.follow is None and (not self.trace.complete or self.trace.damaged_tail):
             yield Static(Text(_warning(self.trace)), id="interrupted")
-        yield MessageList(id="messages")
+        yield Transcript(id="messages")
         yield StatusBar()
         yield KeyFooter()
 

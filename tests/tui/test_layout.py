@@ -1,0 +1,211 @@
+"""The transcript's layout on its own: entries to lines at a width, without an app."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+
+from rich.console import Console
+from rich.text import Text
+
+from agent.events import (
+    Event,
+    MessageAppended,
+    ModelRequested,
+    RunFinished,
+    RunStarted,
+    RunStats,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from agent.messages import system, user
+from tests.tui.conftest import plain
+from tui.layout import Layout
+from tui.state import ViewState, reduce
+
+WIDTH = 60
+
+
+def layout(cache_lines: int = 3_000) -> Layout:
+    console = Console(file=io.StringIO(), width=WIDTH, color_system=None)
+    made = Layout(console, console.options, cache_lines=cache_lines)
+    made.set_width(WIDTH)
+    return made
+
+
+def text(made: Layout, start: int = 0, end: int | None = None) -> list[str]:
+    end = made.height if end is None else end
+    return ["".join(s.text for s in line).rstrip() for line in made.lines(start, end)]
+
+
+def run_events(steps: int, *, answer: str = "All done.") -> list[Event]:
+    """A run of `steps` steps, each streaming a little text, then one tool call."""
+    events: list[Event] = [
+        RunStarted(question="q", model="m", max_steps=steps + 1),
+        MessageAppended(step=0, message=system("prompt")),
+        MessageAppended(step=0, message=user("q")),
+    ]
+    for step in range(1, steps + 1):
+        events += [
+            ModelRequested(step=step, n_messages=step),
+            TextDelta(step=step, text=f"step {step}"),
+            TextDelta(step=step, text=" thinks"),
+            ToolCallStarted(step=step, tool_call_id=f"c{step}", name="list_docs", arguments="{}"),
+            ToolCallFinished(
+                step=step,
+                tool_call_id=f"c{step}",
+                name="list_docs",
+                output=f"result {step}",
+                error=False,
+                duration_s=0.01,
+            ),
+        ]
+    events += [
+        ModelRequested(step=steps + 1, n_messages=steps + 1),
+        TextDelta(step=steps + 1, text=answer),
+        RunFinished(
+            stop_reason="answered", answer=answer, stats=RunStats(steps=steps + 1, tool_calls=steps)
+        ),
+    ]
+    return events
+
+
+def states(events: Sequence[Event]) -> Iterator[ViewState]:
+    state = ViewState()
+    for event in events:
+        state = reduce(state, event)
+        yield state
+
+
+def final(events: Sequence[Event]) -> ViewState:
+    return list(states(events))[-1]
+
+
+def test_a_run_is_laid_out_as_a_user_reads_it() -> None:
+    made = layout()
+    made.update(final(run_events(1)).entries)
+    assert made.measure(10**9)
+    assert text(made) == [
+        "system prompt",
+        "",
+        "you q",
+        "",
+        "assistant · step 1  …",
+        "step 1 thinks",
+        "  │ ▸ list_docs()  10 ms",
+        "  │   result 1",
+        "",
+        "▌ assistant · step 2",
+        "▌ All done.",
+        "▌ declined: the answer cites none of the docs (they do not",
+        "▌ seem to cover this)",
+    ]
+
+
+def test_a_line_number_finds_its_entry_and_every_entry_is_reachable() -> None:
+    made = layout()
+    entries = final(run_events(50)).entries
+    made.update(entries)
+    made.measure(10**9)
+    seen = set()
+    for y in range(made.height):
+        found = made.locate(y)
+        assert found is not None
+        seen.add(found[0])
+    assert seen == set(range(len(entries)))
+    assert made.locate(made.height) is None
+    assert text(made, made.start(len(entries) - 1))[2] == "▌ All done."
+
+
+def test_updates_made_event_by_event_end_as_a_fresh_layout() -> None:
+    events = run_events(5)
+    made = layout()
+    for state in states(events):
+        first = made.update(state.entries)
+        assert first >= len(state.entries) - 2  # only the newest entries changed
+        made.measure(10**9)
+    fresh = layout()
+    fresh.update(final(events).entries)
+    fresh.measure(10**9)
+    assert text(made) == text(fresh)
+
+
+def test_a_growing_answer_draws_only_its_last_chunk_again() -> None:
+    made = layout()
+    state = reduce(ViewState(), MessageAppended(step=0, message=user("q")))
+    state = reduce(state, ModelRequested(step=1, n_messages=1))
+    paragraph = "word " * 250 + "\n\n"
+    for _ in range(4):
+        state = reduce(state, TextDelta(step=1, text=paragraph))
+    made.update(state.entries)
+    made.measure(10**9)
+    pieces = list(made.blocks[-1].pieces)
+    state = reduce(state, TextDelta(step=1, text="more"))
+    made.update(state.entries)
+    made.measure(10**9)
+    pieces = list(made.blocks[-1].pieces)
+    state = reduce(state, TextDelta(step=1, text=" and more"))
+    made.update(state.entries)
+    kept = [p for p in made.blocks[-1].pieces if p in pieces]
+    redrawn = [p for p in made.blocks[-1].pieces if p.width != WIDTH]
+    assert len(redrawn) == 1 and len(kept) == len(pieces) - 1  # only the last chunk again
+    assert not made.settled and made.measure(2_000) and made.settled
+    assert text(made)[-1] == "more and more"
+
+
+def test_drawn_lines_are_kept_for_a_bounded_number_and_drawn_again_when_seen() -> None:
+    made = layout(cache_lines=40)
+    entries = final(run_events(100)).entries
+    made.update(entries)
+    made.measure(10**9)
+    assert made.kept_lines <= 40
+    before = text(made)  # every line, drawn again as it is read
+    assert made.kept_lines <= 40
+    assert before[4:6] == ["assistant · step 1  …", "step 1 thinks"]
+    assert text(made) == before
+
+
+def test_a_width_change_lays_out_again_and_estimates_until_measured() -> None:
+    made = layout()
+    made.update(final(run_events(1, answer="word " * 30)).entries)
+    made.measure(10**9)
+    narrow = made.height
+    made.set_width(120)
+    assert not made.settled
+    made.measure(10**9)
+    assert made.height < narrow
+    assert text(made)[-2].startswith("▌ word word")
+
+
+def test_a_card_expands_and_its_lines_are_known() -> None:
+    made = layout()
+    made.update(final(run_events(2)).entries)
+    made.measure(10**9)
+    assert made.cards() == ["c1", "c2"]
+    span = made.card_span("c2")
+    assert span is not None and text(made, *span)[0] == "  │ ▸ list_docs()  10 ms"
+    made.toggle("c2")
+    made.measure(10**9)
+    span = made.card_span("c2")
+    assert span is not None and text(made, *span)[0] == "  │ ▾ list_docs()  10 ms"
+    assert made.line(span[0])[1] == "c2"
+    card = made.card("c2")
+    assert card is not None and card.output == "result 2"
+
+
+def test_plain_text_is_wrapped_as_rich_wraps_it() -> None:
+    made = layout()
+    console, options = made.console, made.options
+    samples = [
+        "short\n\ttabbed\n",
+        "word " * 40 + "\n" + "x" * 130 + " tail\n",
+        "héllo 世界 " * 20,
+        "  indented  with  doubled  spaces " * 5,
+        "\n\n",
+    ]
+    for text in samples:
+        for width in (10, 37, 60):
+            mine = made._plain(text, width)
+            theirs = console.render_lines(Text(text), options.update_width(width))
+            assert [plain(line) for line in mine] == [plain(line) for line in theirs]

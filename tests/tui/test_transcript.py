@@ -1,0 +1,73 @@
+"""The transcript's keys through Pilot: the card cursor, and jumping between questions."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from agent.config import Config
+from agent.testing import reply
+from tests.tui.conftest import (
+    SessionFactory,
+    chat,
+    rendered,
+    settle,
+    timeout_script,
+    transcript,
+    transcript_lines,
+    until,
+)
+from tui.app import chat_app
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_tab_walks_the_cards_and_back_to_the_question_box(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session(timeout_script())
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = transcript(app)
+        cards = view.model.cards()
+        assert len(cards) == 3
+        await pilot.press("tab")  # from the question box: the first card in view
+        assert view.has_focus and view.selected == cards[0]
+        await pilot.press("tab", "tab")
+        assert view.selected == cards[2]
+        await pilot.press("shift+tab")
+        assert view.selected == cards[1]
+        await pilot.press("ctrl+y")
+        assert app.clipboard.startswith('▾ read_doc(path="missing.md")')
+        await pilot.press("tab", "tab")  # past the last card
+        assert isinstance(app.focused, Input) and view.selected is None
+        await pilot.press("ctrl+y")  # no card has the cursor: the answer
+        assert app.clipboard.startswith("The default timeout is **5 seconds**")
+
+
+async def test_ctrl_up_and_down_go_from_question_to_question(
+    make_session: SessionFactory, config: Config
+) -> None:
+    long = "\n\n".join(f"Paragraph {n}." for n in range(40))
+    session, _ = make_session([reply(long), reply(long), reply(long)])
+    app = chat_app(session, config, question="first?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for n, question in enumerate(("second?", "third?"), start=2):
+            chat(app).ask(question)
+            await settle(pilot, runs=n)
+        view = transcript(app)
+        await until(pilot, lambda: view.settled)
+        view.focus()
+        shown = lambda: [line.strip() for line in rendered(view)]  # noqa: E731
+        await pilot.press("ctrl+up")
+        assert shown()[0] == "you third?"
+        await pilot.press("ctrl+up", "ctrl+up")
+        assert shown()[0] == "you first?"
+        await pilot.press("ctrl+up")  # none above: stays
+        assert shown()[0] == "you first?"
+        await pilot.press("ctrl+down")
+        assert shown()[0] == "you second?"
+        await pilot.press("end")
+        assert view.following and shown()[-1] == transcript_lines(app)[-1].strip()

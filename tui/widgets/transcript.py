@@ -1,0 +1,254 @@
+"""The transcript: every entry of the view in one scrolling widget that draws only what shows.
+
+One line-API widget instead of a widget per entry: Textual laid out and composited every
+mounted entry on each refresh, so a long session slowed every key. Here a refresh draws
+the rows on screen from `tui.layout`, which knows every entry's height and keeps drawn
+lines for a few screens only.
+
+Tool cards are picked with a cursor: Tab and shift+Tab move it from card to card (past
+the last, on to the question box), Enter or a click expands a card or collapses it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from textual.binding import Binding
+from textual.events import Click, Resize
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.layout import Layout
+from tui.state import Card, Entry, UserEntry
+
+STEP_CHARS = 1_000
+"""Markdown drawn at a time beyond what shows (a text seen whole: replay, a new width)."""
+STEP_S = 0.03
+"""Drawing beyond what shows stops for a refresh after this long, so keys are taken in
+between (a chunk of Markdown with code takes up to a few hundredths of a second)."""
+
+
+class Transcript(ScrollView, can_focus=True):
+    """Shows a sequence of entries; follows the newest while scrolled to the bottom.
+
+    Scrolling up stops following; End (or scrolling back to the bottom) follows again.
+    """
+
+    DEFAULT_CSS = """
+    Transcript { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
+    Transcript > .transcript--cursor { background: $accent 30%; }
+    """
+    COMPONENT_CLASSES = {"transcript--cursor"}
+    BINDINGS = [
+        Binding("enter", "toggle_card", "Expand/collapse", show=False),
+        Binding("tab", "next_card", "Next card", show=False),
+        Binding("shift+tab", "previous_card", "Previous card", show=False),
+        Binding(
+            "ctrl+up", "question(-1)", "Earlier", show=False, tooltip="Scroll to the question above"
+        ),
+        Binding(
+            "ctrl+down", "question(1)", "Later", show=False, tooltip="Scroll to the question below"
+        ),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._layout: Layout | None = None
+        self.entries: Sequence[Entry] = ()
+        self.selected: str | None = None  # the call id of the card under the cursor
+        self.following = True
+        self._step_scheduled = False  # a step waits for the next refresh
+
+    @property
+    def model(self) -> Layout:
+        """The layout of the entries (made once the app's console is there)."""
+        if self._layout is None:
+            options = self.app.console_options.update(highlight=False)
+            self._layout = Layout(self.app.console, options)
+            self._layout.update(self.entries)
+        return self._layout
+
+    @property
+    def settled(self) -> bool:
+        """Whether the newest entries given are laid out whole at the current width."""
+        layout = self._layout
+        return layout is not None and layout.entries is self.entries and layout.settled
+
+    # -- showing ----------------------------------------------------------------------
+
+    def show(self, entries: Sequence[Entry]) -> None:
+        """Show `entries` (only entries that changed, by identity, are laid out again)."""
+        if entries is self.entries:
+            return
+        self.entries = entries
+        if self.is_attached and self._layout is not None:
+            self._layout.update(entries)
+        self._step()
+
+    def clear_entries(self) -> None:
+        """Remove every entry (a new conversation)."""
+        self.model.expanded.clear()
+        self.selected = None
+        self.following = True
+        self.show(())
+
+    def on_mount(self) -> None:
+        self.model.update(self.entries)
+
+    def on_resize(self, event: Resize) -> None:
+        self._step()
+
+    def _step(self) -> None:
+        """Lay out what shows now, and more for up to `STEP_S`; the rest after a refresh."""
+        region = self.scrollable_content_region
+        if not self.is_attached or region.width <= 0:
+            return
+        layout = self.model
+        layout.set_width(region.width)
+        if self.following:
+            layout.prepare_end(region.height)
+        else:
+            layout.prepare(round(self.scroll_y), region.height)
+        began = time.perf_counter()
+        done = layout.measure(STEP_CHARS)
+        while not done and time.perf_counter() - began < STEP_S:
+            done = layout.measure(STEP_CHARS)
+        self.virtual_size = Size(region.width, layout.height)
+        if self.following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
+        self.refresh()
+        if not done and not self._step_scheduled:
+            self._step_scheduled = True
+            self.call_after_refresh(self._next_step)
+
+    def _next_step(self) -> None:
+        self._step_scheduled = False
+        self._step()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value >= self.max_scroll_y:
+            self.following = True
+        elif new_value < old_value:  # scrolled up (growth below never moves it)
+            self.following = False
+        if round(old_value) != round(new_value) and self._layout is not None:
+            self._layout.prepare(round(new_value), self.scrollable_content_region.height)
+            height = self._layout.height
+            if height != self.virtual_size.height:
+                self.virtual_size = Size(self.virtual_size.width, height)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        segments, card = self.model.line(round(self.scroll_y) + y)
+        strip = Strip(segments).crop_extend(0, width, None)
+        if card is not None and card == self.selected and self.has_focus:
+            strip = strip.apply_style(self.get_component_rich_style("transcript--cursor"))
+        return strip.apply_style(self.rich_style)
+
+    # -- moving -----------------------------------------------------------------------
+
+    def to_top(self) -> None:
+        """Show the start of the conversation, at once."""
+        self.following = False
+        self.scroll_to(y=0, animate=False, force=True)
+
+    def to_bottom(self) -> None:
+        """Show the newest entry and follow new ones again."""
+        self.following = True
+        self._step()
+
+    def action_question(self, direction: int) -> None:
+        """Scroll to the question before (-1) or after (+1) the top of the view."""
+        layout, top = self.model, round(self.scroll_y)
+        starts = [  # a question's line, below the blank line that sets it apart
+            layout.start(i) + 1
+            for i, block in enumerate(layout.blocks)
+            if isinstance(block.entry, UserEntry)
+        ]
+        later = [y for y in starts if y > top]
+        earlier = [y for y in starts if y < top]
+        if direction > 0 and later:
+            self.scroll_to(y=later[0], animate=False, force=True)
+        elif direction < 0 and earlier:
+            self.scroll_to(y=earlier[-1], animate=False, force=True)
+
+    # -- cards ------------------------------------------------------------------------
+
+    def focused_card(self) -> Card | None:
+        """The card under the cursor while the transcript has the focus, if any."""
+        if not self.has_focus or self.selected is None:
+            return None
+        return self.model.card(self.selected)
+
+    def on_focus(self) -> None:
+        cards = self.model.cards()
+        if self.selected not in cards:
+            self.selected = self._card_in_view(cards)
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def _card_in_view(self, cards: list[str]) -> str | None:
+        """The first card in view, else the last one above it."""
+        top, above = round(self.scroll_y), None
+        for call_id in cards:
+            span = self.model.card_span(call_id)
+            if span is not None and span[1] > top:
+                return call_id if span[0] < top + self.size.height else above or call_id
+            above = call_id
+        return above
+
+    def select(self, call_id: str | None) -> None:
+        """Put the cursor on the card of `call_id` and bring it into view."""
+        self.selected = call_id
+        span = self.model.card_span(call_id) if call_id is not None else None
+        if span is not None:
+            top, rows = round(self.scroll_y), self.scrollable_content_region.height
+            if span[0] < top or span[1] > top + rows:
+                self.scroll_to(y=span[0], animate=False, force=True)
+        self.refresh()
+
+    def action_next_card(self) -> None:
+        """Move the cursor to the next tool card (past the last: the question box)."""
+        self._move(1)
+
+    def action_previous_card(self) -> None:
+        """Move the cursor to the previous tool card."""
+        self._move(-1)
+
+    def _move(self, direction: int) -> None:
+        cards = self.model.cards()
+        at = cards.index(self.selected) + direction if self.selected in cards else -1
+        if 0 <= at < len(cards):
+            self.select(cards[at])
+            return
+        self.selected = None
+        if direction > 0:
+            self.screen.focus_next()
+        else:
+            self.screen.focus_previous()
+
+    def action_toggle_card(self) -> None:
+        """Expand the card under the cursor, or collapse it."""
+        if self.selected is None:
+            return
+        self.model.toggle(self.selected)
+        following, self.following = self.following, False
+        self._step()
+        span = self.model.card_span(self.selected)
+        if span is not None and span[0] < round(self.scroll_y):
+            self.scroll_to(y=span[0], animate=False, force=True)
+        elif following and self.scroll_y >= self.max_scroll_y:
+            self.following = True
+
+    def on_click(self, event: Click) -> None:
+        _, card = self.model.line(round(self.scroll_y) + event.y)
+        if card is None:
+            return
+        event.stop()
+        self.focus()
+        self.selected = card
+        self.action_toggle_card()
