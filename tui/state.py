@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from agent import (
-    SERVED_MODEL,
     ContextCompacted,
     Event,
     Message,
@@ -33,6 +32,7 @@ from agent import (
     Totals,
     Usage,
     find_citations,
+    is_served,
     run_outcome,
 )
 from tui.outcomes import NoticeLevel, ending_notice
@@ -159,7 +159,7 @@ class ViewState:
     @property
     def served(self) -> bool:
         """Whether this is a `docsagent mcp` session: an outside client's look-ups, no model."""
-        return self.model == SERVED_MODEL and not self.max_steps
+        return is_served(self.model, self.max_steps)
 
     @property
     def step(self) -> int:
@@ -267,7 +267,7 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
     entries = state.entries
     if event.history and not entries:
         entries = Log(_earlier_turns(event.history))
-    served = event.model == SERVED_MODEL and not event.max_steps  # no model to think
+    served = is_served(event.model, event.max_steps)  # no model to think
     return replace(
         state,
         entries=entries,
