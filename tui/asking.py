@@ -32,12 +32,29 @@ class Failed(typer.Exit):
     def __init__(self, message: str, code: int) -> None:
         super().__init__(code)
         self.message = message
+        self.said_as_json = False
+
+
+JSON_FAILURE_FIELDS: dict[str, dict[str, None]] = {
+    "ask": {"answer": None},
+    "eval": {"summary": None, "results": None},
+}
+"""By command: what its `--json` object holds, null, when the command fails before any run,
+beside `error` and `exit_code` (so a script tells a failure from a result by its `error`)."""
 
 
 def fail(message: str, code: int) -> Failed:
     """Say `message` on stderr; the exit to raise."""
     warn(Terminal(), f"docsagent: {message}")
     return Failed(message, code)
+
+
+def say_json_failure(failure: Failed, command: str) -> None:
+    """Print `failure` as `command`'s `--json` object (JSON_FAILURE_FIELDS), once."""
+    if not failure.said_as_json:
+        fields = {**JSON_FAILURE_FIELDS[command], "error": failure.message}
+        Terminal().say(json_line({**fields, "exit_code": failure.exit_code}))
+        failure.said_as_json = True
 
 
 def json_failures(command: Callable[P, None]) -> Callable[P, None]:
@@ -53,8 +70,7 @@ def json_failures(command: Callable[P, None]) -> Callable[P, None]:
             command(*args, **kwargs)
         except Failed as exc:
             if kwargs.get("as_json"):
-                failure = {"answer": None, "error": exc.message, "exit_code": exc.exit_code}
-                Terminal().say(json_line(failure))
+                say_json_failure(exc, "ask")
             raise
 
     return run
