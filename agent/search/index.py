@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.search import rank, store
+from agent.search import location, rank, store
 from agent.search.examples import example_questions
 from agent.search.hit import SNIPPET_WORDS, Hit, marked
 from agent.search.query import acronyms, match_expression, query_terms, term_weights, written
@@ -64,7 +64,7 @@ class DocsIndex:
     @property
     def location(self) -> Path | None:
         """The index file this folder would use, or None for an index held in memory."""
-        return store.index_file(self.cache_dir, self.source.root) if self.cache_dir else None
+        return location.index_file(self.cache_dir, self.source.root) if self.cache_dir else None
 
     def prepare(self, progress: Progress | None = None) -> IndexReport:
         """Open the index and bring it up to date, once; later calls return the same report."""
@@ -109,7 +109,7 @@ class DocsIndex:
             try:
                 conn = store.connect_file(path)
                 changes = store.update(conn, self.source, progress)
-                store.keep_recent(path)
+                location.keep_recent(path)
                 return conn, changes, notice
             except store.NotOurs as exc:
                 if attempt == 2:
