@@ -67,7 +67,7 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
     from agent.rerun import RerunReport
     from agent.rerun import rerun as rerun_trace
     from agent.search import DocsIndex, Hit, IndexReport
-    from agent.served import SERVED_MODEL, ServedTools
+    from agent.served import SERVED_MODEL, ServedTools, is_served
     from agent.session import Session
     from agent.tail import TraceTail
     from agent.tools.arguments import parse_arguments
@@ -165,6 +165,7 @@ _ON_FIRST_USE = {
     "find_citations": ("agent.tools.citations", "find_citations"),
     "grep_docs": ("agent.tools.docs", "grep_docs"),
     "is_decline": ("agent.outcome", "is_decline"),
+    "is_served": ("agent.served", "is_served"),
     "list_docs": ("agent.tools.docs", "list_docs"),
     "load_questions": ("agent.eval.questions", "load_questions"),
     "open_docs": ("agent.config", "open_docs"),
@@ -281,6 +282,7 @@ __all__ = [
     "find_citations",
     "grep_docs",
     "is_decline",
+    "is_served",
     "list_docs",
     "load_questions",
     "open_docs",

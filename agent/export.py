@@ -26,6 +26,7 @@ from agent.markdown import markdown_html
 from agent.markdown_inert import code_span, inert
 from agent.messages import Message
 from agent.outcome import run_outcome
+from agent.served import is_served
 from agent.tools.citations import find_citations
 from agent.trace import Trace
 
@@ -59,6 +60,7 @@ class _Run:
     question: str
     steps: list[_Step]
     finished: RunFinished | None
+    served: bool = False  # a `docsagent mcp` session: no model asked, so no tokens
 
 
 def export(trace: Trace, format: Format) -> str:
@@ -97,9 +99,11 @@ def _gather(trace: Trace) -> _Run:
     steps: dict[int, _Step] = {}
     calls: dict[str, _Call] = {}
     question, finished = str(trace.header.get("question", "")), None
+    served = False
     for event in trace.events:
         if isinstance(event, RunStarted):
             question = event.question
+            served = is_served(event.model, event.max_steps)
         elif isinstance(event, MessageAppended) and event.step > 0:
             message = event.message
             if message.role == "assistant" and message.tool_calls and message.content:
@@ -116,7 +120,7 @@ def _gather(trace: Trace) -> _Run:
             call.duration_s, call.repeat_of = event.duration_s, event.repeat_of
         elif isinstance(event, RunFinished):
             finished = event
-    return _Run(question, [steps[n] for n in sorted(steps)], finished)
+    return _Run(question, [steps[n] for n in sorted(steps)], finished, served)
 
 
 def _outcome(trace: Trace, run: _Run) -> str:
@@ -138,10 +142,13 @@ def _outcome(trace: Trace, run: _Run) -> str:
         "declined": "declined (the answer cites none of the docs)",
         "read_nothing": "answered without reading the docs (the model called no tool)",
     }[run_outcome(run.finished, find_citations(run.finished.answer or "", None, trace.events))]
+    used = (
+        f"{approx}{tokens.prompt_tokens:,} prompt + {approx}{tokens.completion_tokens:,} "
+        "completion tokens · "
+    )
     return (
         f"{words} after {stats.steps} steps · {stats.tool_calls} tool calls · "
-        f"{approx}{tokens.prompt_tokens:,} prompt + {approx}{tokens.completion_tokens:,} "
-        f"completion tokens · {stats.elapsed_s:.1f} s"
+        f"{'' if run.served else used}{stats.elapsed_s:.1f} s"
     )
 
 

@@ -45,6 +45,13 @@ from agent.traces import trace_filename
 SERVED_MODEL = "mcp client"
 """The model named in a served session's trace: the client is the one choosing the calls."""
 
+
+def is_served(model: str, max_steps: int) -> bool:
+    """Whether a run that names this model and step limit is a served session (`docsagent
+    mcp`): an outside client's look-ups, so no model was asked and no tokens were used."""
+    return model == SERVED_MODEL and not max_steps
+
+
 SERVED_QUESTION = "look-ups by an MCP client"
 """What a served session's trace says was asked (its file name ends with its slug)."""
 

@@ -1,7 +1,8 @@
 """The traces folder: a name for each new trace, and the list of recent runs.
 
-The list reads only each file's header line and the end of its last line, so a folder
-of large or damaged traces lists quickly; the format itself is `agent.trace`'s."""
+The list reads only each file's header line and its last line (read backwards from the
+end, in blocks, however long it is up to the trace reader's line cap), so a folder of
+large or damaged traces lists quickly; the format itself is `agent.trace`'s."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from agent.errors import TraceError
 from agent.events import RunFinished
 from agent.outcome import run_outcome
 from agent.tools.citations import find_citations
-from agent.trace import FORMAT, event_from_dict, open_trace_file, parse_line
+from agent.trace import FORMAT, MAX_LINE_BYTES, event_from_dict, open_trace_file, parse_line
 
 
 def trace_filename(question: str, now: datetime | None = None) -> str:
@@ -26,14 +27,16 @@ def trace_filename(question: str, now: datetime | None = None) -> str:
 
 
 MAX_TRACES = 50
-TAIL_BYTES = 65536  # the final event is read from the end of the file
+TAIL_BYTES = 65536  # the final line is read backwards from the end in blocks of this size
+UNREADABLE_ENDING = "unreadable ending"  # the last line is longer than the reader accepts
 SUMMARY_HEADER_BYTES = 1024 * 1024  # a header line longer than this is not listed as a trace
 
 
 @dataclass(frozen=True)
 class TraceSummary:
     """A trace file, what its header says, and how the run ended (`run_outcome`: a stop
-    reason, declined or read_nothing; "interrupted" when the final event is missing, or
+    reason, declined or read_nothing; "interrupted" when the final event is missing,
+    "unreadable ending" when the last line is longer than a trace line may be, or
     "not a trace")."""
 
     path: Path
@@ -67,9 +70,11 @@ def _summary(path: Path) -> TraceSummary:
 
 def _outcome(stream: IO[bytes]) -> str:
     """How the run ended, from the trace's last line: as `run_outcome` tells it (so a
-    decline is "declined", as the replay of it says), or "interrupted"."""
-    stream.seek(max(stream.seek(0, 2) - TAIL_BYTES, 0))
-    last = stream.read(TAIL_BYTES).rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    decline is "declined", as the replay of it says), "interrupted", or "unreadable
+    ending"."""
+    last = _last_line(stream)
+    if last is None:
+        return UNREADABLE_ENDING
     try:
         data = parse_line(last)
     except ValueError:
@@ -85,6 +90,31 @@ def _outcome(stream: IO[bytes]) -> str:
         return reason if isinstance(reason, str) else "?"
     # Only whether the answer cites anything matters here, so no docs are needed.
     return run_outcome(finished, find_citations(finished.answer or "", None))
+
+
+def _last_line(stream: IO[bytes]) -> bytes | None:
+    """The file's last line (trailing newlines aside), read backwards from the end in
+    blocks, or None when it is longer than MAX_LINE_BYTES."""
+    position = stream.seek(0, 2)
+    blocks: list[bytes] = []
+    size = 0
+    while position > 0:
+        step = min(TAIL_BYTES, position)
+        position -= step
+        stream.seek(position)
+        block = stream.read(step)
+        if not blocks:
+            block = block.rstrip(b"\n")
+            if not block:
+                continue
+        start = block.rfind(b"\n") + 1
+        blocks.append(block[start:])
+        size += len(block) - start
+        if size >= MAX_LINE_BYTES:  # with its newline, more than the reader accepts
+            return None
+        if start:
+            break
+    return b"".join(reversed(blocks))
 
 
 def _modified(path: Path) -> float:

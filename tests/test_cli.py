@@ -9,6 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.events import RunFinished
+from agent.served import ServedTools
+from agent.tools.corpus import Corpus
+from agent.tools.docs import DocsContext, docs_registry
 from agent.trace import read_trace
 from tests.cli_support import ask
 from tui.cli import app
@@ -193,6 +196,18 @@ def test_replay_print_shows_the_run_as_ask_did(docs: Path, tmp_path: Path) -> No
     assert result.stdout == ANSWER + "\n"
     assert result.stderr.splitlines()[0].startswith('[step 1] grep_docs({"keyword": "replay"})')
     assert result.stderr.splitlines()[2].startswith("answered after 3 steps")
+
+
+def test_replay_print_of_a_served_session_shows_no_tokens(docs: Path, tmp_path: Path) -> None:
+    served = ServedTools(
+        docs_registry(), [DocsContext(Corpus(docs))], trace_dir=tmp_path, docs="d", clock=float
+    )
+    served.call("list_docs", {})
+    served.close("the client closed the session", stop_reason="ended")
+    result = CliRunner().invoke(app, ["replay", str(served.path), "--print"])
+    assert result.exit_code == 0
+    summary = result.stderr.splitlines()[1]
+    assert summary == "session ended after 1 step · 1 tool call · 0.0 s · model mcp client"
 
 
 @pytest.mark.parametrize(

@@ -207,6 +207,26 @@ def test_bad_input_exits_2(docs: Path, tmp_path: Path, args: list[str], message:
     assert message in err
 
 
+@pytest.mark.parametrize("setup", ["missing file", "missing docs", "min-hit without evidence"])
+def test_eval_json_prints_its_own_usage_errors_as_json(
+    docs: Path, tmp_path: Path, setup: str
+) -> None:
+    questions = question_file(tmp_path, [{"question": "anything?"}])
+    args = [questions, "--docs", str(docs), "--json"]
+    if setup == "missing file":
+        args[0] = str(tmp_path / "missing.jsonl")
+    elif setup == "missing docs":
+        args[2] = str(tmp_path / "nope")
+    else:
+        args += ["--min-hit", "0.5"]
+    code, out, err = run_eval(*args)
+    assert code == 2
+    line = err.splitlines()[-1].removeprefix("docsagent: ")
+    failure = {"summary": None, "results": None, "error": line, "exit_code": 2}
+    assert json.loads(out) == failure
+    assert out.count("\n") == 1  # one object, one line
+
+
 def test_an_unwritable_trace_folder_exits_2_before_any_run(docs: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file, not a folder")

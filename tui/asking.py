@@ -205,7 +205,7 @@ def json_result(
 
 def print_trace(trace: Trace, terminal: Terminal) -> None:
     """`replay --print`: a saved run's progress lines, summary and answer, as `ask` showed them."""
-    from agent import RunFinished, RunStarted, find_citations, run_outcome
+    from agent import RunFinished, RunStarted, find_citations, is_served, run_outcome
     from tui.printer import ProgressPrinter, fold, summary_line
 
     printer = ProgressPrinter(terminal.warn, width=terminal.columns())
@@ -218,8 +218,10 @@ def print_trace(trace: Trace, terminal: Terminal) -> None:
             outcome = run_outcome(event, find_citations(event.answer or "", None, events))
             started = run_started(events)
             model = started.model if started else None
-            for line in fold(summary_line(event, outcome=outcome, model=model), terminal.columns()):
-                terminal.warn(line)
+            served = started is not None and is_served(started.model, started.max_steps)
+            line = summary_line(event, outcome=outcome, model=model, served=served)
+            for part in fold(line, terminal.columns()):
+                terminal.warn(part)
             note_line(outcome, terminal)
             if event.answer is not None:
                 set_apart(terminal)

@@ -25,7 +25,6 @@ from agent import (
 )
 from tui import signals
 from tui.command import DocsCommand, DocsGroup
-from tui.failures import json_failures
 from tui.options import (
     BaseUrl,
     Context,
@@ -155,7 +154,6 @@ def _open_tui(options: Options, question: str | None) -> None:
 
 
 @app.command(cls=DocsCommand)
-@json_failures
 def ask(
     ctx: typer.Context,
     question: Annotated[

@@ -94,6 +94,18 @@ def _name(param: Any) -> str:
 class DocsCommand(_Suggesting, _Plain, TyperCommand):
     """A `docsagent` command."""
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; with `--json`, a failure it names before any run is also printed
+        as one JSON object (`tui.failures.JSON_FAILURE_FIELDS`) for a script to read."""
+        from tui.failures import JSON_FAILURE_FIELDS, Failed, say_json_failure
+
+        try:
+            return super().invoke(ctx)
+        except Failed as exc:
+            if self.name in JSON_FAILURE_FIELDS and ctx.params.get("as_json"):
+                say_json_failure(exc, self.name)
+            raise
+
 
 class DocsGroup(_Suggesting, TyperGroup):
     """The `docsagent` command itself, with its subcommands."""

@@ -1,18 +1,19 @@
-"""A command stopped by docsagent itself, and `--json` commands that say so on stdout too.
+"""A command stopped by docsagent itself, and what its `--json` prints then.
 
-Light on purpose: `tui.cli` applies `json_failures` at import, and `--help` must not pay
-for the printing modules (tests/bench/test_bench_startup.py).
+Light on purpose: `tui.command` catches `Failed` around every command, and `--help` must
+not pay for the printing modules (tests/bench/test_bench_startup.py).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import ParamSpec
-
 import typer
 
-P = ParamSpec("P")
+JSON_FAILURE_FIELDS: dict[str, dict[str, None]] = {
+    "ask": {"answer": None},
+    "eval": {"summary": None, "results": None},
+}
+"""By command: what its `--json` object holds, null, when the command fails before any run,
+beside `error` and `exit_code` (so a script tells a failure from a result by its `error`)."""
 
 
 class Failed(typer.Exit):
@@ -23,23 +24,9 @@ class Failed(typer.Exit):
         self.message = message
 
 
-def json_failures(command: Callable[P, None]) -> Callable[P, None]:
-    """A command whose `--json` (its `as_json`) also prints a failure of its own as JSON.
+def say_json_failure(failure: Failed, command: str) -> None:
+    """Print `failure` as `command`'s `--json` object (`JSON_FAILURE_FIELDS`) on stdout."""
+    from tui.terminal import Terminal, json_line
 
-    A script that reads stdout then gets one object whichever way the command stopped:
-    `{"answer": null, "error": "...", "exit_code": 2}` when it stopped before any run.
-    """
-
-    @functools.wraps(command)
-    def run(*args: P.args, **kwargs: P.kwargs) -> None:
-        try:
-            command(*args, **kwargs)
-        except Failed as exc:
-            if kwargs.get("as_json"):
-                from tui.terminal import Terminal, json_line
-
-                failure = {"answer": None, "error": exc.message, "exit_code": exc.exit_code}
-                Terminal().say(json_line(failure))
-            raise
-
-    return run
+    fields = {**JSON_FAILURE_FIELDS[command], "error": failure.message}
+    Terminal().say(json_line({**fields, "exit_code": failure.exit_code}))

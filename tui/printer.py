@@ -114,16 +114,19 @@ def summary_line(
     *,
     outcome: str | None = None,
     model: str | None = None,
+    served: bool = False,
 ) -> str:
     """The closing line: how the run ended (`outcome`, else its stop reason), steps, tool
-    calls, tokens, time, model, trace."""
+    calls, tokens, time, model, trace. A `served` session (`agent.is_served`) asked no
+    model, so it has no tokens to show."""
     stats = event.stats
     how = OUTCOMES[outcome or event.stop_reason].summary
     parts = [
         f"{how} after {stats.steps} step{'s' if stats.steps != 1 else ''}",
         f"{stats.tool_calls} tool call{'s' if stats.tool_calls != 1 else ''}",
-        tokens_line(stats),
     ]
+    if not served:
+        parts.append(tokens_line(stats))
     if stats.repeats:
         parts.insert(2, f"{stats.repeats} repeated")
     if stats.cost_usd is not None:

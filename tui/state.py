@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from agent import (
-    SERVED_MODEL,
     ContextCompacted,
     Event,
     Message,
@@ -33,10 +32,27 @@ from agent import (
     Totals,
     Usage,
     find_citations,
+    is_served,
     run_outcome,
 )
-from tui.outcomes import NoticeLevel, ending_notice
+from tui.entries import Card, Entry, NoticeEntry, SystemEntry, TurnEntry, UserEntry
+from tui.outcomes import ending_notice
 from tui.persistent import Log, TextParts
+
+__all__ = [
+    "Card",
+    "Entry",
+    "NoticeEntry",
+    "RunState",
+    "SystemEntry",
+    "TurnEntry",
+    "UserEntry",
+    "ViewState",
+    "compaction_note",
+    "cut_short",
+    "reduce",
+    "reduce_all",
+]
 
 RunState = Literal[
     "idle",
@@ -55,75 +71,6 @@ RunState = Literal[
     "ended",
     "interrupted",
 ]
-
-
-@dataclass(frozen=True)
-class Card:
-    """One tool call: its arguments, and once finished its whole result."""
-
-    call_id: str
-    name: str
-    arguments: str
-    output: str | None = None
-    error: bool = False
-    duration_s: float | None = None
-    repeat_of: int | None = None
-    """The step that already made this exact call: the tool was not run again."""
-
-    @property
-    def running(self) -> bool:
-        return self.output is None
-
-
-@dataclass(frozen=True)
-class SystemEntry:
-    """The system prompt (shown collapsed to one line)."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class UserEntry:
-    """A question the user asked."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class TurnEntry:
-    """An assistant turn: its text (streamed or whole) and the tool calls it made."""
-
-    step: int
-    body: TextParts = TextParts()
-    cards: tuple[Card, ...] = ()
-    streaming: bool = True
-    answer: bool = False
-    unread: tuple[str, ...] = ()
-    """The answer's citations (`path:start-end`) of lines the run's results never showed."""
-    outcome: str = "answered"
-    """How the answer turned out (`agent.run_outcome`): answered, declined, read_nothing."""
-    partial: bool = False  # a reply cut short (cancelled, failed, interrupted) mid-stream
-
-    @property
-    def text(self) -> str:
-        """The turn's text so far."""
-        return str(self.body)
-
-    @property
-    def markdown(self) -> bool:
-        """Whether the text is shown as Markdown: the answer, or a reply cut short."""
-        return self.answer or self.partial
-
-
-@dataclass(frozen=True)
-class NoticeEntry:
-    """A line about the run itself: a retry, a limit, a cancellation, an error."""
-
-    text: str
-    level: NoticeLevel = "info"
-
-
-Entry = SystemEntry | UserEntry | TurnEntry | NoticeEntry
 
 
 @dataclass(frozen=True)
@@ -159,7 +106,7 @@ class ViewState:
     @property
     def served(self) -> bool:
         """Whether this is a `docsagent mcp` session: an outside client's look-ups, no model."""
-        return self.model == SERVED_MODEL and not self.max_steps
+        return is_served(self.model, self.max_steps)
 
     @property
     def step(self) -> int:
@@ -267,7 +214,7 @@ def _run_started(state: ViewState, event: RunStarted) -> ViewState:
     entries = state.entries
     if event.history and not entries:
         entries = Log(_earlier_turns(event.history))
-    served = event.model == SERVED_MODEL and not event.max_steps  # no model to think
+    served = is_served(event.model, event.max_steps)  # no model to think
     return replace(
         state,
         entries=entries,

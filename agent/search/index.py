@@ -9,7 +9,6 @@ Results are typed (`Hit`), never text to parse.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 import time
@@ -20,46 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.search import rank, store
+from agent.search import location, rank, store
 from agent.search.examples import example_questions
+from agent.search.hit import SNIPPET_WORDS, Hit, marked
 from agent.search.query import acronyms, match_expression, query_terms, term_weights, written
 from agent.search.repair import busy, reason, recovering, remove, set_aside, unkept
 from agent.search.sections import Section
 from agent.search.store import DocSource, Progress
 
-_LINK_TARGET = re.compile(  # `](path#anchor "title")`, `<https://url>`; not `Pool<Timeout>`
-    r"\]\((?:[^)\]]|\](?!\())*\)|<[^<>\s]*[:/#.][^<>\s]*>"  # a target ends at the next `](`
-)
-
-MARK = "**"
-"""What a snippet puts around each matched word."""
-
 EXAMPLE_SECTIONS = 20_000  # sections read for example questions (a huge folder: its first ones)
 MAX_COUNTS = 4096  # expressions whose counts are kept at most (a long session's terms)
-SNIPPET_WORDS = 16  # words in a snippet, around its best match
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A section that matches a search: where it is, its heading trail, how well it matches.
-
-    `score` is the BM25 score (higher is better); `snippet` is a short extract of the
-    body with matched words between `MARK`s; `matched_terms` are the query terms the
-    section holds, in query order.
-    """
-
-    path: str
-    start: int
-    end: int
-    headings: tuple[str, ...]
-    score: float
-    snippet: str
-    matched_terms: tuple[str, ...]
-
-    @property
-    def citation(self) -> str:
-        """`path:start-end`."""
-        return f"{self.path}:{self.start}-{self.end}"
 
 
 @dataclass(frozen=True)
@@ -95,7 +64,7 @@ class DocsIndex:
     @property
     def location(self) -> Path | None:
         """The index file this folder would use, or None for an index held in memory."""
-        return store.index_file(self.cache_dir, self.source.root) if self.cache_dir else None
+        return location.index_file(self.cache_dir, self.source.root) if self.cache_dir else None
 
     def prepare(self, progress: Progress | None = None) -> IndexReport:
         """Open the index and bring it up to date, once; later calls return the same report."""
@@ -140,7 +109,7 @@ class DocsIndex:
             try:
                 conn = store.connect_file(path)
                 changes = store.update(conn, self.source, progress)
-                store.keep_recent(path)
+                location.keep_recent(path)
                 return conn, changes, notice
             except store.NotOurs as exc:
                 if attempt == 2:
@@ -254,7 +223,7 @@ class DocsIndex:
                 end=end,
                 headings=headings,
                 score=round(score, 6),
-                snippet=_marked(snippet),
+                snippet=marked(snippet),
                 matched_terms=tuple(t for t in terms if rowid in holding.get(t, ())),
             )
             for score, rowid, snippet, path, start, end, headings in ranked
@@ -408,12 +377,3 @@ def _snapshot(conn: sqlite3.Connection) -> Iterator[None]:
         yield
     finally:
         conn.execute("COMMIT")
-
-
-def _marked(snippet: str) -> str:
-    """The snippet on one line with its matches marked (the doc's own `**` dropped, and no
-    mark inside a link's target, where it would break the link: `](guide.md#timeouts)`,
-    `<https://example.org/timeouts>`)."""
-    snippet = snippet.replace(MARK, "")
-    snippet = _LINK_TARGET.sub(lambda m: m.group().replace("\x02", "").replace("\x03", ""), snippet)
-    return " ".join(snippet.replace("\x02", MARK).replace("\x03", MARK).split())

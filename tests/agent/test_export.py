@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from agent.export import FORMATS, export
 from agent.loop import Agent
 from agent.messages import Message
+from agent.served import ServedTools
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.tools.docs import DocsContext, docs_registry
@@ -142,6 +143,18 @@ def test_an_interrupted_trace_exports_and_says_so(fmt: str) -> None:
         assert "interrupted (the trace ends before the run did)" in text
     else:
         assert json.loads(text)["messages"]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+def test_a_served_session_exports_without_token_figures(
+    fmt: str, ctx: DocsContext, tmp_path: Path
+) -> None:
+    served = ServedTools(docs_registry(), [ctx], trace_dir=tmp_path, docs="docs", clock=float)
+    served.call("list_docs", {})
+    served.close("the client closed the session", stop_reason="ended")
+    text = export(read_trace(served.path), fmt)  # type: ignore[arg-type]
+    assert "session ended after 1 steps · 1 tool calls · 0.0 s" in text
+    assert "token" not in text
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

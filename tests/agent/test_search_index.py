@@ -14,8 +14,15 @@ from pathlib import Path
 import pytest
 
 from agent.search import Changes, DocsIndex, Hit, store
+from agent.search.location import (
+    FORMAT_VERSION,
+    KEPT_INDEX_FILES,
+    READERS,
+    current_version,
+    index_file,
+    index_version,
+)
 from agent.search.sections import split_sections
-from agent.search.store import FORMAT_VERSION, READERS, current_version, index_file, index_version
 from agent.tools.corpus import Corpus
 from agent.tools.formats import doc_text
 from agent.tools.html import html_lines
@@ -279,7 +286,7 @@ def test_a_folder_keeps_its_most_recently_used_index_files_only(docs: Path, tmp_
         os.utime(path, (time.time() - hours * 3600,) * 2)
     Path(f"{unversioned}-wal").write_bytes(b"")
     open_index(docs, cache).prepare()
-    kept = [mine, *versions[: store.KEPT_INDEX_FILES - 1], elsewhere]
+    kept = [mine, *versions[: KEPT_INDEX_FILES - 1], elsewhere]
     assert sorted(cache.glob("*.sqlite")) == sorted(kept)
     assert not Path(f"{unversioned}-wal").exists()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent.search import DocsIndex, store
-from agent.search.store import index_file
+from agent.search.location import index_file
 from agent.tools.corpus import Corpus
 from tests.agent.test_search_index import OTHER, POOL, write
 
