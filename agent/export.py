@@ -147,7 +147,8 @@ def _outcome(trace: Trace, run: _Run) -> str:
         "completion tokens · "
     )
     return (
-        f"{words} after {stats.steps} steps · {stats.tool_calls} tool calls · "
+        f"{words} after {stats.steps} step{'s' if stats.steps != 1 else ''} · "
+        f"{stats.tool_calls} tool call{'s' if stats.tool_calls != 1 else ''} · "
         f"{'' if run.served else used}{stats.elapsed_s:.1f} s"
     )
 

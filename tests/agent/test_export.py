@@ -153,7 +153,7 @@ def test_a_served_session_exports_without_token_figures(
     served.call("list_docs", {})
     served.close("the client closed the session", stop_reason="ended")
     text = export(read_trace(served.path), fmt)  # type: ignore[arg-type]
-    assert "session ended after 1 steps · 1 tool calls · 0.0 s" in text
+    assert "session ended after 1 step · 1 tool call · 0.0 s" in text
     assert "token" not in text
 
 
@@ -216,7 +216,7 @@ def test_export_keeps_an_existing_file_unless_forced_and_never_replaces_its_trac
         ),
         (
             [reply("Use fetch() (guide.md:1).")],
-            "answered without reading the docs (the model called no tool) after 1 steps",
+            "answered without reading the docs (the model called no tool) after 1 step",
         ),
     ],
 )
