@@ -9,7 +9,8 @@ same conversation is always shortened the same way; the trace keeps every result
 
 from __future__ import annotations
 
-import json
+import functools
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,11 +26,16 @@ CUT = "cut to fit the server's context]"
 
 def estimate(message: Message) -> int:
     """A rough token count of one message as sent (about four characters a token)."""
-    return (len(json.dumps(message.to_dict(), ensure_ascii=False)) + 3) // 4
+    return (message.json_length + 3) // 4
 
 
+@functools.lru_cache(maxsize=4096)
 def describe(call: ToolCall) -> str:
-    """What a tool call did, in a few words: "read guide.md:1-80", "searched for 'proxy'"."""
+    """What a tool call did, in a few words: "read guide.md:1-80", "searched for 'proxy'".
+
+    Remembered for the latest calls (a call is frozen): every request of a long
+    conversation stubs all of its earlier observations again.
+    """
     try:
         args: Any = parse_arguments(call.arguments)
     except ArgumentError:
@@ -53,9 +59,24 @@ def describe(call: ToolCall) -> str:
     return f"called {call.name}"
 
 
+@functools.lru_cache(maxsize=4096)
 def stub(call: ToolCall, step: int) -> str:
     """The one line that stands for an observation once it is shortened."""
     return f"[{describe(call)} at step {step} — {SHORTENED}"
+
+
+_STUBBED: weakref.WeakKeyDictionary[Message, Message] = weakref.WeakKeyDictionary()
+"""Each observation's last stubbed message, for as long as the observation lives: every
+follow-up question stubs all the earlier ones again, and a message made once has its
+size counted once."""
+
+
+def _stubbed_message(old: Message, text: str) -> Message:
+    """`old` with `text` as its content (the same message as the last time it was asked)."""
+    new = _STUBBED.get(old)
+    if new is None or new.content != text:
+        new = _STUBBED[old] = replace(old, content=text)
+    return new
 
 
 @dataclass(frozen=True)
@@ -94,23 +115,29 @@ class Compaction:
         """Whether the conversation has passed the threshold."""
         return sum(estimate(m) for m in messages) > self.after_tokens
 
-    def shorten(self, messages: Sequence[Message], *, keep_steps: int | None = None) -> Shortened:
+    def shorten(
+        self, messages: Sequence[Message], *, keep_steps: int | None = None, settled: int = 0
+    ) -> Shortened:
         """Stub every observation outside the last `keep_steps` steps (default: the policy's).
 
         Under a `limit`, fewer steps are kept whole while the messages pass it, and the
-        last step's results are cut if even they do not fit.
+        last step's results are cut if even they do not fit. The first `settled` messages
+        are earlier turns this policy has already shortened with no step kept (a follow-up
+        question's history, up to its new question): they stay as they are and are only
+        counted, so the work is in proportion to the messages after them.
         """
         keep = self.keep_steps if keep_steps is None else keep_steps
-        shortened = self._stubbed(messages, keep)
-        if self.limit is None:
-            return shortened
-        while keep > 1 and _size(shortened.messages) > self.limit:
-            keep -= 1
-            shortened = self._stubbed(messages, keep)
-        excess = _size(shortened.messages) - self.limit
-        if excess > 0:
-            shortened = _cut(messages, shortened, excess)
-        return shortened
+        head, tail = list(messages[:settled]), messages[settled:]
+        shortened = self._stubbed(tail, keep)
+        if self.limit is not None:
+            room = self.limit - _size(head)
+            while keep > 1 and _size(shortened.messages) > room:
+                keep -= 1
+                shortened = self._stubbed(tail, keep)
+            excess = _size(shortened.messages) - room
+            if excess > 0:
+                shortened = _cut(tail, shortened, excess)
+        return replace(shortened, messages=head + shortened.messages) if head else shortened
 
     def _stubbed(self, messages: Sequence[Message], keep: int) -> Shortened:
         located = _locate(messages)
@@ -124,7 +151,7 @@ class Compaction:
             text = stub(call, place[1])
             if old.content == text:
                 continue
-            new = replace(old, content=text)
+            new = _stubbed_message(old, text)
             saved += estimate(old) - estimate(new)
             result[index] = new
             stubs.append(text)

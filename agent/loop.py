@@ -59,6 +59,8 @@ class _Run:
     cancel: threading.Event
     totals: Totals = field(default_factory=Totals)
     compacting: bool = False
+    settled: int = 0  # the leading messages compaction has finished with (earlier turns)
+    call_ids: set[str] = field(default_factory=set)  # every tool call id in `messages`
     seen: dict[tuple[str, str], int] = field(default_factory=dict)  # call -> step that made it
     last_repeat: tuple[str, str] | None = None
 
@@ -131,7 +133,12 @@ class Agent:
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
         """Answer `question`, yielding every event; ends with exactly one `RunFinished`."""
-        run = _Run(messages=list(history), began=self.clock(), cancel=cancel or threading.Event())
+        run = _Run(
+            messages=list(history),
+            began=self.clock(),
+            cancel=cancel or threading.Event(),
+            call_ids=msg.call_ids(history),
+        )
         yield RunStarted(
             question=question,
             model=self.model.name,
@@ -143,6 +150,7 @@ class Agent:
         if history and self.compaction is not None:
             # Earlier questions travel with their answers; their observations as stubs.
             yield from self._shorten(run, step=0, keep_steps=0)
+            run.settled = len(run.messages)
         opening = [] if history else [msg.system(self.system_prompt)]
         for message in [*opening, msg.user(question)]:
             yield self._append(run, 0, message)
@@ -214,7 +222,7 @@ class Agent:
         """Replace old observations by stubs, announcing what was shortened."""
         compaction = self._compaction()
         assert compaction is not None
-        shortened = compaction.shorten(run.messages, keep_steps=keep_steps)
+        shortened = compaction.shorten(run.messages, keep_steps=keep_steps, settled=run.settled)
         if shortened.stubs:
             run.messages = shortened.messages
             yield ContextCompacted(
@@ -242,7 +250,7 @@ class Agent:
 
     def _apply(self, run: _Run, reply: Reply) -> Generator[Event, None, RunFinished | None]:
         """Add the reply to the conversation; an answer ends the run, tool calls are run."""
-        message = msg.with_unique_call_ids(reply.message, run.messages)
+        message = msg.with_unique_call_ids(reply.message, run.call_ids)
         yield self._append(run, run.totals.steps, message)
         if message.tool_calls:
             return (yield from self._run_tools(run, message.tool_calls))

@@ -94,7 +94,7 @@ def estimate_usage(
     messages: Sequence[Message], tools: Sequence[ToolSchema], reply: Message
 ) -> Usage:
     """Estimated usage for a call whose server reported none."""
-    prompt = sum(estimate_tokens(json.dumps(m.to_dict())) for m in messages)
+    prompt = sum((m.ascii_json_length + 3) // 4 for m in messages)
     prompt += estimate_tokens(json.dumps(list(tools))) if tools else 0
-    completion = estimate_tokens(json.dumps(reply.to_dict()))
+    completion = (reply.ascii_json_length + 3) // 4
     return Usage(prompt_tokens=prompt, completion_tokens=completion, estimated=True)
