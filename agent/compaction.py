@@ -10,9 +10,9 @@ same conversation is always shortened the same way; the trace keeps every result
 from __future__ import annotations
 
 import functools
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import Any
 
 from agent.defaults import DEFAULT_COMPACT_AFTER, DEFAULT_COMPACT_KEEP_STEPS, DEFAULT_CONTEXT_SHARE
@@ -26,7 +26,7 @@ CUT = "cut to fit the server's context]"
 
 def estimate(message: Message) -> int:
     """A rough token count of one message as sent (about four characters a token)."""
-    return (message.json_length + 3) // 4
+    return message.tokens
 
 
 @functools.lru_cache(maxsize=4096)
@@ -65,20 +65,6 @@ def stub(call: ToolCall, step: int) -> str:
     return f"[{describe(call)} at step {step} — {SHORTENED}"
 
 
-_STUBBED: weakref.WeakKeyDictionary[Message, Message] = weakref.WeakKeyDictionary()
-"""Each observation's last stubbed message, for as long as the observation lives: every
-follow-up question stubs all the earlier ones again, and a message made once has its
-size counted once."""
-
-
-def _stubbed_message(old: Message, text: str) -> Message:
-    """`old` with `text` as its content (the same message as the last time it was asked)."""
-    new = _STUBBED.get(old)
-    if new is None or new.content != text:
-        new = _STUBBED[old] = replace(old, content=text)
-    return new
-
-
 @dataclass(frozen=True)
 class Shortened:
     """What one compaction did: the new messages, the stubs written and the tokens saved."""
@@ -113,7 +99,7 @@ class Compaction:
 
     def needed(self, messages: Sequence[Message]) -> bool:
         """Whether the conversation has passed the threshold."""
-        return sum(estimate(m) for m in messages) > self.after_tokens
+        return _size(messages) > self.after_tokens
 
     def shorten(
         self, messages: Sequence[Message], *, keep_steps: int | None = None, settled: int = 0
@@ -151,7 +137,7 @@ class Compaction:
             text = stub(call, place[1])
             if old.content == text:
                 continue
-            new = _stubbed_message(old, text)
+            new = old.with_content(text)  # the same stub as the last question's
             saved += estimate(old) - estimate(new)
             result[index] = new
             stubs.append(text)
@@ -160,7 +146,7 @@ class Compaction:
 
 
 def _size(messages: Sequence[Message]) -> int:
-    return sum(estimate(m) for m in messages)
+    return sum(map(attrgetter("tokens"), messages))
 
 
 def _cut(original: Sequence[Message], shortened: Shortened, excess: int) -> Shortened:

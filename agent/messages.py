@@ -79,17 +79,25 @@ class Message:
             data["tool_call_id"] = self.tool_call_id
         return data
 
-    # The lengths are counted once per message (a message is frozen, and `replace` makes a
-    # new one): every request estimates the whole conversation, which grows each step.
+    # Counted once per message (it is frozen, and `replace` makes a new one): every
+    # request estimates the whole conversation, which grows by a few messages a step.
     @cached_property
-    def json_length(self) -> int:
-        """The length of `to_dict()` as JSON text, non-ASCII characters written as they are."""
-        return len(json.dumps(self.to_dict(), ensure_ascii=False))
+    def tokens(self) -> int:
+        """A rough token count of the message as sent (about four characters a token)."""
+        return (len(json.dumps(self.to_dict(), ensure_ascii=False)) + 3) // 4
 
     @cached_property
-    def ascii_json_length(self) -> int:
-        """The length of `to_dict()` as JSON text, non-ASCII characters escaped."""
-        return len(json.dumps(self.to_dict()))
+    def ascii_tokens(self) -> int:
+        """`tokens` with non-ASCII characters counted as JSON escapes (`\\u00e9`)."""
+        return (len(json.dumps(self.to_dict())) + 3) // 4
+
+    def with_content(self, content: str | None) -> Message:
+        """This message with other content; the last one made is kept and given again."""
+        made = self.__dict__.get("_with_content")
+        if made is None or made.content != content:
+            made = replace(self, content=content)
+            self.__dict__["_with_content"] = made  # as `cached_property` does: frozen fields
+        return made
 
     @classmethod
     def from_dict(cls, data: Any) -> Message:
