@@ -10,6 +10,7 @@ same conversation is always shortened the same way; the trace keeps every result
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter
@@ -126,23 +127,74 @@ class Compaction:
         return replace(shortened, messages=head + shortened.messages) if head else shortened
 
     def _stubbed(self, messages: Sequence[Message], keep: int) -> Shortened:
-        located = _locate(messages)
-        tool_steps = sorted({place for _, place in located.values()})
-        kept = set(tool_steps[-keep:]) if keep > 0 else set()
-        result, stubs, ids, saved = list(messages), [], [], 0
-        for index, (call, place) in located.items():
-            if place in kept:
-                continue
-            old = result[index]
-            text = stub(call, place[1])
-            if old.content == text:
-                continue
-            new = old.with_content(text)  # the same stub as the last question's
-            saved += estimate(old) - estimate(new)
-            result[index] = new
-            stubs.append(text)
-            ids.append(call.id)
+        result, stubs, ids, saved = _stub_outside(messages, keep)
         return Shortened(result, tuple(stubs), max(saved, 0), tuple(ids))
+
+
+class EarlierTurns:
+    """A follow-up's earlier turns as they are sent: every observation stubbed.
+
+    The same as `shorten(history, keep_steps=0)` under any policy (nothing is left whole
+    to cut). It remembers the last history it was given: a follow-up's history is that one
+    and one more exchange, and only the new exchange is stubbed, so each question costs
+    the same however long the conversation. Any other history is stubbed from scratch.
+    """
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[Message, ...], _Stubs] | None = None
+
+    def shorten(self, history: Sequence[Message]) -> Shortened:
+        """Stub every observation in `history`."""
+        start, done = 0, _Stubs((), (), (), 0)
+        last = self._last  # read once: an agent may serve several sessions at a time
+        if last is not None and _continues(history, last[0]):
+            start, done = len(last[0]), last[1]
+        result, stubs, ids, saved = _stub_outside(history[start:], 0)
+        total = _Stubs(
+            (*done.messages, *result), (*done.stubs, *stubs), (*done.ids, *ids), done.saved + saved
+        )
+        self._last = (tuple(history), total)
+        return Shortened(list(total.messages), total.stubs, max(total.saved, 0), total.ids)
+
+
+@dataclass(frozen=True)
+class _Stubs:
+    messages: tuple[Message, ...]
+    stubs: tuple[str, ...]
+    ids: tuple[str, ...]
+    saved: int  # may be below zero: stubs longer than the short results they replace
+
+
+def _continues(history: Sequence[Message], earlier: tuple[Message, ...]) -> bool:
+    """Whether `history` is `earlier` (the same messages) and then whole questions."""
+    size = len(earlier)
+    if len(history) < size or (len(history) > size and history[size].role != "user"):
+        return False
+    return all(map(operator.is_, earlier, history[:size]))
+
+
+def _stub_outside(
+    messages: Sequence[Message], keep: int
+) -> tuple[list[Message], list[str], list[str], int]:
+    """The messages with every observation outside the last `keep` steps stubbed, the stubs,
+    their call ids and the tokens saved."""
+    located = _locate(messages)
+    tool_steps = sorted({place for _, place in located.values()})
+    kept = set(tool_steps[-keep:]) if keep > 0 else set()
+    result, stubs, ids, saved = list(messages), [], [], 0
+    for index, (call, place) in located.items():
+        if place in kept:
+            continue
+        old = result[index]
+        text = stub(call, place[1])
+        if old.content == text:
+            continue
+        new = old.with_content(text)  # the same stub as the last question's
+        saved += estimate(old) - estimate(new)
+        result[index] = new
+        stubs.append(text)
+        ids.append(call.id)
+    return result, stubs, ids, saved
 
 
 def _size(messages: Sequence[Message]) -> int:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import agent.messages as msg
-from agent.compaction import Compaction
+from agent.compaction import Compaction, EarlierTurns
 from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_MAX_STEPS
 from agent.errors import AgentError
 from agent.events import (
@@ -124,6 +124,7 @@ class Agent:
         self.docs = docs
         self.endpoint = endpoint
         self.clock = clock
+        self._earlier = EarlierTurns()  # remembers the last history it stubbed
 
     def run(
         self,
@@ -149,7 +150,7 @@ class Agent:
         )
         if history and self.compaction is not None:
             # Earlier questions travel with their answers; their observations as stubs.
-            yield from self._shorten(run, step=0, keep_steps=0)
+            yield from self._shorten(run, step=0)
             run.settled = len(run.messages)
         opening = [] if history else [msg.system(self.system_prompt)]
         for message in [*opening, msg.user(question)]:
@@ -216,13 +217,17 @@ class Agent:
             )
         return reply
 
-    def _shorten(
-        self, run: _Run, *, step: int, keep_steps: int | None = None
-    ) -> Iterator[ContextCompacted]:
-        """Replace old observations by stubs, announcing what was shortened."""
+    def _shorten(self, run: _Run, *, step: int) -> Iterator[ContextCompacted]:
+        """Replace old observations by stubs, announcing what was shortened.
+
+        Before the first step (step 0) every observation of the earlier turns is stubbed.
+        """
         compaction = self._compaction()
         assert compaction is not None
-        shortened = compaction.shorten(run.messages, keep_steps=keep_steps, settled=run.settled)
+        if step == 0:
+            shortened = self._earlier.shorten(run.messages)
+        else:
+            shortened = compaction.shorten(run.messages, settled=run.settled)
         if shortened.stubs:
             run.messages = shortened.messages
             yield ContextCompacted(

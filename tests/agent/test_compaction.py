@@ -216,3 +216,20 @@ def test_the_same_observation_at_another_step_gets_that_steps_stub() -> None:
     other = [user("q"), once[-3], observation]
     assert tool_texts(policy.shorten(other).messages) == ["[read p0.md:2- at step 1 — shortened]"]
     assert tool_texts(policy.shorten(once).messages)[-1] == "[read p0.md:2- at step 2 — shortened]"
+
+
+def test_earlier_turns_are_stubbed_as_from_scratch_as_a_conversation_grows_or_changes() -> None:
+    from dataclasses import replace
+
+    from agent.compaction import EarlierTurns
+
+    policy = Compaction()
+    for words in (300, 0):  # stubs shorter than the results, and longer
+        turns = conversation(4, words=words)
+        ends = [i for i, m in enumerate(turns) if m.role == "user"][1:] + [len(turns)]
+        earlier = EarlierTurns()
+        for end in ends:  # a follow-up after each question
+            assert earlier.shorten(turns[:end]) == policy.shorten(turns[:end], keep_steps=0)
+        edited = [*turns[:4], replace(turns[4], content="another result"), *turns[5:]]
+        for history in (edited, conversation(2, id_prefix="o"), turns[: ends[0]], turns):
+            assert earlier.shorten(history) == policy.shorten(history, keep_steps=0)
