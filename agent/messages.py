@@ -82,9 +82,14 @@ class Message:
     # Counted once per message (it is frozen, and `replace` makes a new one): every
     # request estimates the whole conversation, which grows by a few messages a step.
     @cached_property
+    def json_text(self) -> str:
+        """`to_dict()` as JSON text, non-ASCII characters as they are (as a trace writes it)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @cached_property
     def tokens(self) -> int:
         """A rough token count of the message as sent (about four characters a token)."""
-        return (len(json.dumps(self.to_dict(), ensure_ascii=False)) + 3) // 4
+        return (len(self.json_text) + 3) // 4
 
     @cached_property
     def ascii_tokens(self) -> int:
