@@ -3,7 +3,7 @@
 The session of `bench_session.py` without the TUI: questions of 10 tool calls
 (`search_docs` and `read_doc`, two a step) and a ~6 KB answer, through `Session.ask`,
 with the default compaction. Then the agent alone (`Agent.run`, no trace) answers one
-more such question after 2 and after 29 earlier questions, nine times each, in turns;
+more such question after 2 and after 29 earlier questions, 15 times each, in turns;
 before each, as in a session, it has answered one after the history a question shorter.
 The least CPU time of each is compared. Target: after 29 ≤ 1.1× after 2 (the kept
 history is sent with every request, so only what changed may cost more).
@@ -23,7 +23,7 @@ from agent.testing import ScriptedModel
 from tests.bench.bench_session import CALLS_PER_QUESTION, CALLS_PER_STEP, script
 
 EARLIER = 29
-REPEATS = 9
+REPEATS = 15
 RATIO_TARGET = 1.1
 TURNS = CALLS_PER_QUESTION // CALLS_PER_STEP + 1  # a question's scripted turns
 
