@@ -9,9 +9,11 @@ same conversation is always shortened the same way; the trace keeps every result
 
 from __future__ import annotations
 
-import json
+import functools
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import Any
 
 from agent.defaults import DEFAULT_COMPACT_AFTER, DEFAULT_COMPACT_KEEP_STEPS, DEFAULT_CONTEXT_SHARE
@@ -25,11 +27,16 @@ CUT = "cut to fit the server's context]"
 
 def estimate(message: Message) -> int:
     """A rough token count of one message as sent (about four characters a token)."""
-    return (len(json.dumps(message.to_dict(), ensure_ascii=False)) + 3) // 4
+    return message.tokens
 
 
+@functools.lru_cache(maxsize=4096)
 def describe(call: ToolCall) -> str:
-    """What a tool call did, in a few words: "read guide.md:1-80", "searched for 'proxy'"."""
+    """What a tool call did, in a few words: "read guide.md:1-80", "searched for 'proxy'".
+
+    Remembered for the latest calls (a call is frozen): every request of a long
+    conversation stubs all of its earlier observations again.
+    """
     try:
         args: Any = parse_arguments(call.arguments)
     except ArgumentError:
@@ -53,6 +60,7 @@ def describe(call: ToolCall) -> str:
     return f"called {call.name}"
 
 
+@functools.lru_cache(maxsize=4096)
 def stub(call: ToolCall, step: int) -> str:
     """The one line that stands for an observation once it is shortened."""
     return f"[{describe(call)} at step {step} — {SHORTENED}"
@@ -92,48 +100,105 @@ class Compaction:
 
     def needed(self, messages: Sequence[Message]) -> bool:
         """Whether the conversation has passed the threshold."""
-        return sum(estimate(m) for m in messages) > self.after_tokens
+        return _size(messages) > self.after_tokens
 
-    def shorten(self, messages: Sequence[Message], *, keep_steps: int | None = None) -> Shortened:
+    def shorten(
+        self, messages: Sequence[Message], *, keep_steps: int | None = None, settled: int = 0
+    ) -> Shortened:
         """Stub every observation outside the last `keep_steps` steps (default: the policy's).
 
         Under a `limit`, fewer steps are kept whole while the messages pass it, and the
-        last step's results are cut if even they do not fit.
+        last step's results are cut if even they do not fit. The first `settled` messages
+        are earlier turns this policy has already shortened with no step kept (a follow-up
+        question's history, up to its new question): they stay as they are and are only
+        counted, so the work is in proportion to the messages after them.
         """
         keep = self.keep_steps if keep_steps is None else keep_steps
-        shortened = self._stubbed(messages, keep)
-        if self.limit is None:
-            return shortened
-        while keep > 1 and _size(shortened.messages) > self.limit:
-            keep -= 1
-            shortened = self._stubbed(messages, keep)
-        excess = _size(shortened.messages) - self.limit
-        if excess > 0:
-            shortened = _cut(messages, shortened, excess)
-        return shortened
+        head, tail = list(messages[:settled]), messages[settled:]
+        shortened = self._stubbed(tail, keep)
+        if self.limit is not None:
+            room = self.limit - _size(head)
+            while keep > 1 and _size(shortened.messages) > room:
+                keep -= 1
+                shortened = self._stubbed(tail, keep)
+            excess = _size(shortened.messages) - room
+            if excess > 0:
+                shortened = _cut(tail, shortened, excess)
+        return replace(shortened, messages=head + shortened.messages) if head else shortened
 
     def _stubbed(self, messages: Sequence[Message], keep: int) -> Shortened:
-        located = _locate(messages)
-        tool_steps = sorted({place for _, place in located.values()})
-        kept = set(tool_steps[-keep:]) if keep > 0 else set()
-        result, stubs, ids, saved = list(messages), [], [], 0
-        for index, (call, place) in located.items():
-            if place in kept:
-                continue
-            old = result[index]
-            text = stub(call, place[1])
-            if old.content == text:
-                continue
-            new = replace(old, content=text)
-            saved += estimate(old) - estimate(new)
-            result[index] = new
-            stubs.append(text)
-            ids.append(call.id)
+        result, stubs, ids, saved = _stub_outside(messages, keep)
         return Shortened(result, tuple(stubs), max(saved, 0), tuple(ids))
 
 
+class EarlierTurns:
+    """A follow-up's earlier turns as they are sent: every observation stubbed.
+
+    The same as `shorten(history, keep_steps=0)` under any policy (nothing is left whole
+    to cut). It remembers the last history it was given: a follow-up's history is that one
+    and one more exchange, and only the new exchange is stubbed, so each question costs
+    the same however long the conversation. Any other history is stubbed from scratch.
+    """
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[Message, ...], _Stubs] | None = None
+
+    def shorten(self, history: Sequence[Message]) -> Shortened:
+        """Stub every observation in `history`."""
+        start, done = 0, _Stubs((), (), (), 0)
+        last = self._last  # read once: an agent may serve several sessions at a time
+        if last is not None and _continues(history, last[0]):
+            start, done = len(last[0]), last[1]
+        result, stubs, ids, saved = _stub_outside(history[start:], 0)
+        total = _Stubs(
+            (*done.messages, *result), (*done.stubs, *stubs), (*done.ids, *ids), done.saved + saved
+        )
+        self._last = (tuple(history), total)
+        return Shortened(list(total.messages), total.stubs, max(total.saved, 0), total.ids)
+
+
+@dataclass(frozen=True)
+class _Stubs:
+    messages: tuple[Message, ...]
+    stubs: tuple[str, ...]
+    ids: tuple[str, ...]
+    saved: int  # may be below zero: stubs longer than the short results they replace
+
+
+def _continues(history: Sequence[Message], earlier: tuple[Message, ...]) -> bool:
+    """Whether `history` is `earlier` (the same messages) and then whole questions."""
+    size = len(earlier)
+    if len(history) < size or (len(history) > size and history[size].role != "user"):
+        return False
+    return all(map(operator.is_, earlier, history[:size]))
+
+
+def _stub_outside(
+    messages: Sequence[Message], keep: int
+) -> tuple[list[Message], list[str], list[str], int]:
+    """The messages with every observation outside the last `keep` steps stubbed, the stubs,
+    their call ids and the tokens saved."""
+    located = _locate(messages)
+    tool_steps = sorted({place for _, place in located.values()})
+    kept = set(tool_steps[-keep:]) if keep > 0 else set()
+    result, stubs, ids, saved = list(messages), [], [], 0
+    for index, (call, place) in located.items():
+        if place in kept:
+            continue
+        old = result[index]
+        text = stub(call, place[1])
+        if old.content == text:
+            continue
+        new = old.with_content(text)  # the same stub as the last question's
+        saved += estimate(old) - estimate(new)
+        result[index] = new
+        stubs.append(text)
+        ids.append(call.id)
+    return result, stubs, ids, saved
+
+
 def _size(messages: Sequence[Message]) -> int:
-    return sum(estimate(m) for m in messages)
+    return sum(map(attrgetter("tokens"), messages))
 
 
 def _cut(original: Sequence[Message], shortened: Shortened, excess: int) -> Shortened:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import agent.messages as msg
-from agent.compaction import Compaction
+from agent.compaction import Compaction, EarlierTurns
 from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_MAX_STEPS
 from agent.errors import AgentError
 from agent.events import (
@@ -59,6 +59,8 @@ class _Run:
     cancel: threading.Event
     totals: Totals = field(default_factory=Totals)
     compacting: bool = False
+    settled: int = 0  # the leading messages compaction has finished with (earlier turns)
+    call_ids: set[str] = field(default_factory=set)  # every tool call id in `messages`
     seen: dict[tuple[str, str], int] = field(default_factory=dict)  # call -> step that made it
     last_repeat: tuple[str, str] | None = None
 
@@ -122,6 +124,7 @@ class Agent:
         self.docs = docs
         self.endpoint = endpoint
         self.clock = clock
+        self._earlier = EarlierTurns()  # remembers the last history it stubbed
 
     def run(
         self,
@@ -131,7 +134,12 @@ class Agent:
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
         """Answer `question`, yielding every event; ends with exactly one `RunFinished`."""
-        run = _Run(messages=list(history), began=self.clock(), cancel=cancel or threading.Event())
+        run = _Run(
+            messages=list(history),
+            began=self.clock(),
+            cancel=cancel or threading.Event(),
+            call_ids=msg.call_ids(history),
+        )
         yield RunStarted(
             question=question,
             model=self.model.name,
@@ -142,7 +150,8 @@ class Agent:
         )
         if history and self.compaction is not None:
             # Earlier questions travel with their answers; their observations as stubs.
-            yield from self._shorten(run, step=0, keep_steps=0)
+            yield from self._shorten(run, step=0)
+            run.settled = len(run.messages)
         opening = [] if history else [msg.system(self.system_prompt)]
         for message in [*opening, msg.user(question)]:
             yield self._append(run, 0, message)
@@ -208,13 +217,17 @@ class Agent:
             )
         return reply
 
-    def _shorten(
-        self, run: _Run, *, step: int, keep_steps: int | None = None
-    ) -> Iterator[ContextCompacted]:
-        """Replace old observations by stubs, announcing what was shortened."""
+    def _shorten(self, run: _Run, *, step: int) -> Iterator[ContextCompacted]:
+        """Replace old observations by stubs, announcing what was shortened.
+
+        Before the first step (step 0) every observation of the earlier turns is stubbed.
+        """
         compaction = self._compaction()
         assert compaction is not None
-        shortened = compaction.shorten(run.messages, keep_steps=keep_steps)
+        if step == 0:
+            shortened = self._earlier.shorten(run.messages)
+        else:
+            shortened = compaction.shorten(run.messages, settled=run.settled)
         if shortened.stubs:
             run.messages = shortened.messages
             yield ContextCompacted(
@@ -242,7 +255,7 @@ class Agent:
 
     def _apply(self, run: _Run, reply: Reply) -> Generator[Event, None, RunFinished | None]:
         """Add the reply to the conversation; an answer ends the run, tool calls are run."""
-        message = msg.with_unique_call_ids(reply.message, run.messages)
+        message = msg.with_unique_call_ids(reply.message, run.call_ids)
         yield self._append(run, run.totals.steps, message)
         if message.tool_calls:
             return (yield from self._run_tools(run, message.tool_calls))

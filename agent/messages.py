@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal, get_args
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -77,6 +79,31 @@ class Message:
             data["tool_call_id"] = self.tool_call_id
         return data
 
+    # Counted once per message (it is frozen, and `replace` makes a new one): every
+    # request estimates the whole conversation, which grows by a few messages a step.
+    @cached_property
+    def json_text(self) -> str:
+        """`to_dict()` as JSON text, non-ASCII characters as they are (as a trace writes it)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @cached_property
+    def tokens(self) -> int:
+        """A rough token count of the message as sent (about four characters a token)."""
+        return (len(self.json_text) + 3) // 4
+
+    @cached_property
+    def ascii_tokens(self) -> int:
+        """`tokens` with non-ASCII characters counted as JSON escapes (`\\u00e9`)."""
+        return (len(json.dumps(self.to_dict())) + 3) // 4
+
+    def with_content(self, content: str | None) -> Message:
+        """This message with other content; the last one made is kept and given again."""
+        made = self.__dict__.get("_with_content")
+        if made is None or made.content != content:
+            made = replace(self, content=content)
+            self.__dict__["_with_content"] = made  # as `cached_property` does: frozen fields
+        return made
+
     @classmethod
     def from_dict(cls, data: Any) -> Message:
         """The message from its `to_dict` form; ValueError when a field has the wrong type."""
@@ -132,14 +159,19 @@ def tool_result(call: ToolCall, text: str) -> Message:
     return Message(role="tool", content=text, tool_call_id=call.id, name=call.name)
 
 
-def with_unique_call_ids(message: Message, earlier: Iterable[Message]) -> Message:
+def call_ids(messages: Iterable[Message]) -> set[str]:
+    """The ids of every tool call in `messages`."""
+    return {call.id for m in messages for call in m.tool_calls}
+
+
+def with_unique_call_ids(message: Message, taken: set[str]) -> Message:
     """`message` with every tool call id unique in the conversation, empty ones filled in.
 
     Strict endpoints refuse a conversation in which two tool calls share an id, and some
     models repeat ids (or send none): a repeat of `x` becomes `x_2` (then `x_3`, ...), a
     missing one `call_1`, `call_2`, .... The tool results then answer the renamed calls.
+    `taken` holds the conversation's ids (see `call_ids`); the message's are added to it.
     """
-    taken = {call.id for m in earlier for call in m.tool_calls}
     calls = []
     for call in message.tool_calls:
         fresh = call.id

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from agent.errors import TraceError
-from agent.events import EVENT_TYPES, Event, RunFinished
+from agent.events import EVENT_TYPES, Event, RunFinished, RunStarted
 from agent.files import NotRegularFile, open_regular
 from agent.messages import Message
 
@@ -193,8 +193,26 @@ class TraceWriter:
                 return
             self._seq += 1
             elapsed = round(self._clock() - self._start, 3)
+            if isinstance(event, RunStarted) and event.history:
+                self._started(event, {"seq": self._seq, "t": elapsed})
+                return
             line = {"seq": self._seq, "t": elapsed, **event_to_dict(event)}
             self._line(line, final=isinstance(event, RunFinished))
+
+    def _started(self, event: RunStarted, head: dict[str, Any]) -> None:
+        """A run's first line, its history written from each message's JSON text.
+
+        The same text as `_line` writes: every question of a session writes the whole
+        conversation before it, and a message keeps its JSON text, made once.
+        """
+        if self._file is None:
+            raise ValueError("the trace is closed")
+        data = {**head, **event_to_dict(dataclasses.replace(event, history=()))}
+        del data["history"]
+        text = json.dumps({**data, "history": []}, ensure_ascii=False)
+        history = ", ".join(message.json_text for message in event.history)
+        self._file.write(f"{text[:-2]}{history}]}}\n")
+        self._file.flush()
 
     def close(self) -> None:
         """Close the file (idempotent)."""

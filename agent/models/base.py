@@ -6,6 +6,7 @@ import json
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Protocol
 
 from agent.events import Usage
@@ -94,7 +95,7 @@ def estimate_usage(
     messages: Sequence[Message], tools: Sequence[ToolSchema], reply: Message
 ) -> Usage:
     """Estimated usage for a call whose server reported none."""
-    prompt = sum(estimate_tokens(json.dumps(m.to_dict())) for m in messages)
+    prompt = sum(map(attrgetter("ascii_tokens"), messages))
     prompt += estimate_tokens(json.dumps(list(tools))) if tools else 0
-    completion = estimate_tokens(json.dumps(reply.to_dict()))
+    completion = reply.ascii_tokens
     return Usage(prompt_tokens=prompt, completion_tokens=completion, estimated=True)

@@ -159,3 +159,77 @@ def test_a_known_context_keeps_fewer_steps_whole_then_cuts_the_last_result() -> 
     assert sum(estimate(m) for m in shortened.messages) <= policy.limit
     assert shortened.stubs[-1] == texts[2] and shortened.tool_call_ids == ("c0", "c1", "c2")
     assert Compaction().within(None) == Compaction()  # an unknown context changes nothing
+
+
+def conversation(
+    questions: int, *, steps: int = 4, id_prefix: str = "c", words: int = 300
+) -> list[Message]:
+    """`questions` finished turns, each `steps` reads with whole results, then an answer."""
+    from agent.messages import system, tool_result, user
+
+    turns: list[Message] = [system("Answer.")]
+    for q in range(questions):
+        turns.append(user(f"question {q}"))
+        for k in range(steps):
+            arguments = {"path": f"p{q}.md", "start": 1 + k}
+            asked = reply(None, call("read_doc", arguments, id=f"{id_prefix}{q}_{k}"))
+            turns += [asked, tool_result(asked.tool_calls[0], f"result {q}.{k}: " + "w " * words)]
+        turns.append(reply(f"answer {q} é"))
+    return turns
+
+
+def test_a_follow_ups_settled_history_is_shortened_as_from_scratch() -> None:
+    from agent.messages import user
+
+    for policy in (Compaction(after_tokens=500), Compaction().within(4096, tools=250)):
+        history = policy.shorten(conversation(3), keep_steps=0).messages
+        follow_up = [*history, *conversation(1, id_prefix="n", words=1_500)[1:]]
+        follow_up.insert(len(history), user("and then?"))
+        for end in range(len(history) + 1, len(follow_up) + 1):
+            request = follow_up[:end]
+            assert policy.shorten(request, settled=len(history)) == policy.shorten(request)
+
+
+def test_a_message_edited_into_a_new_one_is_measured_anew() -> None:
+    import json
+    from dataclasses import replace
+
+    from agent.compaction import estimate
+    from agent.models.base import estimate_usage
+
+    first = conversation(1)[3]
+    assert estimate(first) > 100  # counted (and remembered) before the edit
+    edited = replace(first, content="short ü")
+    assert estimate(edited) == (len(json.dumps(edited.to_dict(), ensure_ascii=False)) + 3) // 4
+    usage = estimate_usage([edited], [], edited)
+    assert usage.prompt_tokens == (len(json.dumps(edited.to_dict())) + 3) // 4
+
+
+def test_the_same_observation_at_another_step_gets_that_steps_stub() -> None:
+    from agent.messages import user
+
+    once = conversation(1, steps=2)
+    observation = once[-2]  # the second step's result
+    policy = Compaction(keep_steps=0)
+    assert policy.shorten(once).stubs[-1] == "[read p0.md:2- at step 2 — shortened]"
+    # the same call and result answered at step 1 of another conversation
+    other = [user("q"), once[-3], observation]
+    assert tool_texts(policy.shorten(other).messages) == ["[read p0.md:2- at step 1 — shortened]"]
+    assert tool_texts(policy.shorten(once).messages)[-1] == "[read p0.md:2- at step 2 — shortened]"
+
+
+def test_earlier_turns_are_stubbed_as_from_scratch_as_a_conversation_grows_or_changes() -> None:
+    from dataclasses import replace
+
+    from agent.compaction import EarlierTurns
+
+    policy = Compaction()
+    for words in (300, 0):  # stubs shorter than the results, and longer
+        turns = conversation(4, words=words)
+        ends = [i for i, m in enumerate(turns) if m.role == "user"][1:] + [len(turns)]
+        earlier = EarlierTurns()
+        for end in ends:  # a follow-up after each question
+            assert earlier.shorten(turns[:end]) == policy.shorten(turns[:end], keep_steps=0)
+        edited = [*turns[:4], replace(turns[4], content="another result"), *turns[5:]]
+        for history in (edited, conversation(2, id_prefix="o"), turns[: ends[0]], turns):
+            assert earlier.shorten(history) == policy.shorten(history, keep_steps=0)

@@ -215,3 +215,18 @@ def test_only_answered_exchanges_join_the_conversation(ctx: DocsContext, tmp_pat
     assert [m.role for m in model.requests[1]] == ["system", "user"]
     assert session.last_finished is not None and session.last_finished.answer == "ok"
     assert [m.content for m in session.history if m.role == "user"] == ["second"]
+
+
+def test_a_follow_ups_history_is_written_as_every_other_event_is(
+    ctx: DocsContext, tmp_path: Path
+) -> None:
+    turns = [reply(None, call("grep_docs", {"keyword": "é \ud800"})), reply("un café \udcff")]
+    session = make_session(ctx, tmp_path, *turns, reply("two"))
+    list(session.ask("first ü"))
+    events = list(session.ask("second"))
+    assert session.last_trace is not None
+    lines = session.last_trace.read_text(encoding="utf-8").splitlines()
+    started = {"seq": 1, "t": json.loads(lines[1])["t"], **event_to_dict(events[0])}
+    written = json.dumps(started, ensure_ascii=False).encode("utf-8", "backslashreplace")
+    assert lines[1].encode("utf-8") == written
+    assert read_trace(session.last_trace).events == events
