@@ -4,7 +4,9 @@ The real app runs in-process (Textual's `run_test`) over the bundled manual with
 scripted model: 30 questions, each making 10 tool calls (`search_docs` and `read_doc`,
 two per step) and ending on a streamed ~6 KB Markdown answer. After each question the
 process CPU time it took and the resident memory are recorded. Targets, in one run:
-CPU per question at the end (median of q28-q30) ≤ 1.2× at the start (median of q2-q4),
+CPU per question at the end (median of q26-q30) ≤ 1.2× at the start (median of q2-q6),
+each question's CPU the fastest of five sessions run one after the other (one question's
+CPU swings 1.5-2x with the machine's load, as more frames are drawn while it waits),
 and RSS growth ≤ 0.5 MB per question from q5 to q30 (least-squares slope). Prints each
 figure with its target and fails when one is missed.
 """
@@ -40,6 +42,7 @@ CALLS_PER_STEP = 2
 CPU_RATIO_TARGET = 1.2
 RSS_SLOPE_TARGET_MB = 0.5
 LIMIT_S = 600.0  # only guards a hang
+SESSIONS = 5  # each question's CPU is its fastest of these
 QUERIES = ["timeout", "trace", "replay", "offline model", "keys", "endpoint", "eval", "index"]
 
 
@@ -129,16 +132,21 @@ async def session_run(folder: Path) -> tuple[list[float], list[float]]:
 
 
 def main() -> int:
-    with tempfile.TemporaryDirectory(prefix="docsagent-bench-session-") as tmp:
-        cpu, rss = asyncio.run(session_run(Path(tmp)))
+    sessions = []
+    for _ in range(SESSIONS):
+        with tempfile.TemporaryDirectory(prefix="docsagent-bench-session-") as tmp:
+            sessions.append(asyncio.run(session_run(Path(tmp))))
+    # RSS is the first session's, in a process that has run nothing before.
+    cpu = [min(times) for times in zip(*(times for times, _ in sessions), strict=True)]
+    rss = sessions[0][1]
     for number, (seconds, mb) in enumerate(zip(cpu, rss, strict=True), start=1):
         print(f"  q{number:<2} cpu {seconds * 1000:7.0f} ms  rss {mb:6.1f} MB")
-    start, end = statistics.median(cpu[1:4]), statistics.median(cpu[-3:])
+    start, end = statistics.median(cpu[1:6]), statistics.median(cpu[-5:])
     ratio = end / start
     growth = slope(list(range(5, QUESTIONS + 1)), rss[4:])
     failures = []
     print(
-        f"session CPU per question q28-30 / q2-4: {end * 1000:.0f} / {start * 1000:.0f} ms"
+        f"session CPU per question q26-30 / q2-6: {end * 1000:.0f} / {start * 1000:.0f} ms"
         f" = {ratio:.2f}x (target <= {CPU_RATIO_TARGET}x)"
     )
     if ratio > CPU_RATIO_TARGET:
