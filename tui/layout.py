@@ -152,6 +152,17 @@ class Layout:
                         return card
         return None
 
+    def card_spans(self) -> list[tuple[str, int, int]]:
+        """Every card's call id and lines [start, end), top to bottom."""
+        spans = []
+        for index, block in enumerate(self.blocks):
+            y = self.start(index)
+            for piece in block.pieces:
+                if piece.card is not None:
+                    spans.append((piece.card, y, y + piece.count))
+                y += piece.count
+        return spans
+
     def card_span(self, call_id: str) -> tuple[int, int] | None:
         """The lines [start, end) of the card of `call_id`."""
         for index, block in enumerate(self.blocks):

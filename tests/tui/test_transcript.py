@@ -71,3 +71,27 @@ async def test_ctrl_up_and_down_go_from_question_to_question(
         assert shown()[0] == "you second?"
         await pilot.press("end")
         assert view.following and shown()[-1] == transcript_lines(app)[-1].strip()
+
+
+async def test_the_card_cursor_is_never_on_a_card_out_of_view(
+    make_session: SessionFactory, config: Config
+) -> None:
+    long = "\n\n".join(f"Paragraph {n}." for n in range(60))
+    session, _ = make_session([*timeout_script()[:2], reply(long)])
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = transcript(app)
+        await until(pilot, lambda: view.settled)
+        cards = view.model.cards()
+        shown = lambda: "\n".join(rendered(view))  # noqa: E731
+        assert "read_doc(" not in shown()  # the answer fills the view
+        await pilot.press("tab")  # no card in view: none has the cursor
+        assert view.has_focus and view.selected is None and view.following
+        await pilot.press("tab")  # the last card above the view, brought into view
+        assert view.selected == cards[-1]
+        assert '▸ read_doc(path="advanced/timeouts.md"' in shown()
+        await pilot.press("enter")  # the card the user sees opens
+        assert '▾ read_doc(path="advanced/timeouts.md"' in shown()
+        await pilot.press("shift+tab")
+        assert view.selected == cards[-2] and "missing.md" in shown()

@@ -183,23 +183,36 @@ class Transcript(ScrollView, can_focus=True):
         return self.model.card(self.selected)
 
     def on_focus(self) -> None:
-        cards = self.model.cards()
-        if self.selected not in cards:
-            self.selected = self._card_in_view(cards)
+        if self.selected is None or not self._in_view(self.selected):
+            self.selected = self._card_in_view()
         self.refresh()
 
     def on_blur(self) -> None:
         self.refresh()
 
-    def _card_in_view(self, cards: list[str]) -> str | None:
-        """The first card in view, else the last one above it."""
-        top, above = round(self.scroll_y), None
-        for call_id in cards:
-            span = self.model.card_span(call_id)
-            if span is not None and span[1] > top:
-                return call_id if span[0] < top + self.size.height else above or call_id
-            above = call_id
-        return above
+    def _in_view(self, call_id: str) -> bool:
+        span = self.model.card_span(call_id)
+        top = round(self.scroll_y)
+        return span is not None and span[1] > top and span[0] < top + self.size.height
+
+    def _card_in_view(self) -> str | None:
+        """The first card in view, if any: the cursor is never put on a card out of sight."""
+        top = round(self.scroll_y)
+        for call_id, start, end in self.model.card_spans():
+            if end > top and start < top + self.size.height:
+                return call_id
+        return None
+
+    def _card_from_none(self, direction: int) -> str | None:
+        """Where Tab (1) or shift+Tab (-1) puts the cursor from no card (none is in view):
+        Tab the first card below the view, else the last above it; shift+Tab the last above."""
+        top = round(self.scroll_y)
+        spans = self.model.card_spans()
+        below = [call_id for call_id, start, _ in spans if start >= top]
+        above = [call_id for call_id, start, _ in spans if start < top]
+        if direction > 0 and below:
+            return below[0]
+        return above[-1] if above else None
 
     def select(self, call_id: str | None) -> None:
         """Put the cursor on the card of `call_id` and bring it into view."""
@@ -221,9 +234,13 @@ class Transcript(ScrollView, can_focus=True):
 
     def _move(self, direction: int) -> None:
         cards = self.model.cards()
-        at = cards.index(self.selected) + direction if self.selected in cards else -1
-        if 0 <= at < len(cards):
-            self.select(cards[at])
+        if self.selected in cards:
+            at = cards.index(self.selected) + direction
+            if 0 <= at < len(cards):
+                self.select(cards[at])
+                return
+        elif (card := self._card_from_none(direction)) is not None:
+            self.select(card)
             return
         self.selected = None
         if direction > 0:
