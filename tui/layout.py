@@ -200,6 +200,26 @@ class Layout:
             offset -= piece.count
         return None
 
+    def mark(self, y: int) -> tuple[int, int, int, int] | None:
+        """Where line `y` is (block, piece, line in the piece, the piece's height), to find
+        the same text again once heights change (`marked`)."""
+        found = self.locate(y)
+        if found is None:
+            return None
+        index, number, offset = found
+        return index, number, offset, self.blocks[index].pieces[number].count
+
+    def marked(self, mark: tuple[int, int, int, int]) -> int:
+        """The line `mark` points at now: its offset in the piece scaled to the new height."""
+        index, number, offset, count = mark
+        if index >= len(self.blocks):
+            return self.height
+        pieces = self.blocks[index].pieces
+        number = min(number, len(pieces) - 1)
+        y = self.start(index) + sum(piece.count for piece in pieces[:number])
+        height = pieces[number].count
+        return y + min(offset * height // max(count, 1), max(height - 1, 0))
+
     def line(self, y: int) -> tuple[Line, str | None]:
         """Line `y` (drawn now if its piece is not kept) and the card it belongs to."""
         found = self.locate(y)

@@ -95,3 +95,31 @@ async def test_the_card_cursor_is_never_on_a_card_out_of_view(
         assert '▾ read_doc(path="advanced/timeouts.md"' in shown()
         await pilot.press("shift+tab")
         assert view.selected == cards[-2] and "missing.md" in shown()
+
+
+async def test_a_new_width_keeps_the_line_at_the_top_of_the_view(
+    make_session: SessionFactory, config: Config
+) -> None:
+    long = "\n\n".join(f"Paragraph {n}: " + "some words to wrap " * 8 for n in range(30))
+    session, _ = make_session([reply(long), reply(long), reply(long)])
+    app = chat_app(session, config, question="first?")
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        for n, question in enumerate(("second?", "third?"), start=2):
+            chat(app).ask(question)
+            await settle(pilot, runs=n)
+        view = transcript(app)
+        await until(pilot, lambda: view.settled)
+        view.focus()
+        await pilot.press("ctrl+up", "ctrl+up")
+        top = lambda: rendered(view)[0].strip()  # noqa: E731
+        assert top() == "you second?" and not view.following
+
+        async def resize(width: int) -> None:
+            await pilot.resize_terminal(width, 24)
+            await until(pilot, lambda: view.settled and app.size.width == width)
+            await pilot.pause()
+
+        for width in (60, 140, 100):
+            await resize(width)
+            assert top() == "you second?", width

@@ -60,6 +60,7 @@ class Transcript(ScrollView, can_focus=True):
         self.selected: str | None = None  # the call id of the card under the cursor
         self.following = True
         self._step_scheduled = False  # a step waits for the next refresh
+        self._rewrapping = False  # the width changed and the lines are not all wrapped again
 
     @property
     def model(self) -> Layout:
@@ -100,24 +101,36 @@ class Transcript(ScrollView, can_focus=True):
     def on_resize(self, event: Resize) -> None:
         self._step()
 
-    def _step(self) -> None:
-        """Lay out what shows now, and more for up to `STEP_S`; the rest after a refresh."""
+    def _step(self, *, anchor: bool = True) -> None:
+        """Lay out what shows now, and more for up to `STEP_S`; the rest after a refresh.
+
+        Scrolled up, a new width keeps the text at the top of the view there while the
+        lines above it are wrapped again (their heights change step by step).
+        """
         region = self.scrollable_content_region
         if not self.is_attached or region.width <= 0:
             return
         layout = self.model
+        self._rewrapping = layout.width != region.width or self._rewrapping
+        mark = None
+        if anchor and self._rewrapping and not self.following:
+            mark = layout.mark(round(self.scroll_y))
         layout.set_width(region.width)
         if self.following:
             layout.prepare_end(region.height)
         else:
-            layout.prepare(round(self.scroll_y), region.height)
+            top = layout.marked(mark) if mark is not None else round(self.scroll_y)
+            layout.prepare(top, region.height)
         began = time.perf_counter()
         done = layout.measure(STEP_CHARS)
         while not done and time.perf_counter() - began < STEP_S:
             done = layout.measure(STEP_CHARS)
+        self._rewrapping = not done
         self.virtual_size = Size(region.width, layout.height)
         if self.following:
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
+        elif mark is not None and (top := layout.marked(mark)) != round(self.scroll_y):
+            self.scroll_to(y=top, animate=False, force=True)
         self.refresh()
         if not done and not self._step_scheduled:
             self._step_scheduled = True
@@ -254,7 +267,7 @@ class Transcript(ScrollView, can_focus=True):
             return
         self.model.toggle(self.selected)
         following, self.following = self.following, False
-        self._step()
+        self._step(anchor=False)  # the card changed height: it scrolls itself below
         span = self.model.card_span(self.selected)
         if span is not None and span[0] < round(self.scroll_y):
             self.scroll_to(y=span[0], animate=False, force=True)
