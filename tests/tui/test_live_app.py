@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import queue
 import threading
+import weakref
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,7 @@ from tests.tui.conftest import (
 )
 from tui.app import DocsAgentApp, chat_app
 from tui.history import History
+from tui.screens.chat import keep_long_lived
 from tui.state import reduce
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.notice_bar import NoticeBar
@@ -358,3 +361,28 @@ async def test_home_shows_the_question_whatever_has_the_focus(
             await pilot.pause()
             assert messages.scroll_y == 0  # at once: no animation for later output to upset
             assert "you timeout?" in [line.strip() for line in rendered(messages)]
+
+
+class _Cycle:
+    """An object in a reference cycle, as a run leaves some (drawn lines and their caches)."""
+
+    def __init__(self) -> None:
+        self.itself = self
+
+
+async def test_a_new_conversation_frees_the_cycles_the_cleared_one_froze(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session([reply("One.")])
+    app = chat_app(session, config, question="first?")
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        held = _Cycle()
+        gone = weakref.ref(held)
+        keep_long_lived()  # as at the end of a run
+        del held
+        gc.collect()
+        assert gone() is not None  # frozen: collections pass it by
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: not chat(app).state.entries)
+        await until(pilot, lambda: gone() is None)
