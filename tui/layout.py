@@ -243,11 +243,12 @@ class Layout:
 
     def prepare(self, top: int, rows: int) -> None:
         """Draw the pieces in lines [top, top + rows) at this width (heights may change)."""
-        found = self.locate(max(min(top, self.height - 1), 0))
+        first = max(min(top, self.height - 1), 0)
+        found = self.locate(first)
         if found is None:
             return
-        index, number, _ = found
-        y = self.start(index)
+        index, number, offset = found
+        y = first - offset  # where piece `number` starts
         for block_index in range(index, len(self.blocks)):
             pieces = self.blocks[block_index].pieces
             for piece in pieces[number:]:

@@ -209,3 +209,18 @@ def test_plain_text_is_wrapped_as_rich_wraps_it() -> None:
             mine = made._plain(text, width)
             theirs = console.render_lines(Text(text), options.update_width(width))
             assert [plain(line) for line in mine] == [plain(line) for line in theirs]
+
+
+def test_preparing_a_view_draws_only_the_pieces_in_it() -> None:
+    made = layout()
+    paragraphs = "".join(f"Paragraph {n}: " + "word " * 220 + "\n\n" for n in range(16))
+    made.update(final(run_events(0, answer=paragraphs)).entries)
+    made.measure(10**9)
+    pieces = made.blocks[-1].pieces
+    chunks = [index for index, piece in enumerate(pieces) if piece.key[0] == "chunk"]
+    top = made.start(len(made.blocks) - 1) + sum(p.count for p in pieces[: chunks[12]])
+    assert text(made, top, top + 1)[0].startswith("▌ Paragraph 12")
+    made.set_width(WIDTH + 2)  # every piece to draw again
+    made.prepare(top, 10)
+    drawn = [index for index, piece in enumerate(pieces) if piece.width == WIDTH + 2]
+    assert drawn == [chunks[12]]  # the 10 lines from the top of paragraph 12, no more
