@@ -48,7 +48,7 @@ def _wrap(line: str, width: int) -> list[str] | None:
 
 
 def _simple_wrap(line: str, width: int) -> list[str] | None:
-    if not line.isascii() or "  " in line or "\t" in line or line.startswith(" "):
+    if not line.isascii() or "  " in line or "\t" in line or line[:1] == " " or line[-1:] == " ":
         return None
     return _wrap(line, width)
 

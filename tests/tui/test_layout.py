@@ -203,6 +203,7 @@ def test_plain_text_is_wrapped_as_rich_wraps_it() -> None:
         "héllo 世界 " * 20,
         "  indented  with  doubled  spaces " * 5,
         "\n\n",
+        "0123456789 \n" + "x" * 36 + " \n",  # a space just past the width
     ]
     for text in samples:
         for width in (10, 37, 60):
