@@ -123,3 +123,21 @@ async def test_a_new_width_keeps_the_line_at_the_top_of_the_view(
         for width in (60, 140, 100):
             await resize(width)
             assert top() == "you second?", width
+
+
+async def test_page_keys_scroll_the_conversation_from_the_question_box(
+    make_session: SessionFactory, config: Config
+) -> None:
+    long = "\n\n".join(f"Paragraph {n}." for n in range(60))
+    session, _ = make_session([reply(long)])
+    app = chat_app(session, config, question="first?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = transcript(app)
+        await until(pilot, lambda: view.settled and view.scroll_y == view.max_scroll_y > 0)
+        bottom = rendered(view)
+        await pilot.press("pageup")
+        assert isinstance(app.focused, Input)  # typing goes on in the box
+        assert not view.following and rendered(view) != bottom
+        await pilot.press("pagedown")
+        assert view.following and rendered(view) == bottom

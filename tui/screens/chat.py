@@ -89,6 +89,10 @@ class ChatScreen(TraceScreen):
         # while typing, where they move the cursor.
         Binding("home", "top", "Top", show=False, priority=True),
         Binding("end", "bottom", "Bottom", show=False, priority=True),
+        # Not priority: the focused conversation pages itself; the question box has no use
+        # for them, so they page the conversation while a question is typed or streams.
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
     ]
 
     def __init__(
@@ -312,6 +316,14 @@ class ChatScreen(TraceScreen):
     def action_bottom(self) -> None:
         """Scroll to the newest entry and follow the run again."""
         self.query_one(Transcript).to_bottom()
+
+    def action_page(self, direction: int) -> None:
+        """Scroll the conversation a page up or down (from the question box too)."""
+        view = self.query_one(Transcript)
+        if direction < 0:
+            view.scroll_page_up(animate=False)
+        else:
+            view.scroll_page_down(animate=False)
 
     def action_open_trace(self) -> None:
         """Pick a recent trace and replay it."""
