@@ -304,6 +304,8 @@ class Layout:
             options = self.options.update_width(inner)
             renderable = line_renderable(piece, inner)
             drawn = self.console.render_lines(renderable, options, style=piece.style)
+            if piece.gap and drawn and "".join(s.text for s in drawn[0]).strip():
+                drawn.insert(0, [Segment(" " * inner)])  # lists and code bring their own
             lines = [[*piece.bar, *line] for line in drawn] if piece.bar else drawn
         if piece.count != len(lines):
             piece.count = len(lines)
