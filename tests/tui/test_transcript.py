@@ -141,3 +141,26 @@ async def test_page_keys_scroll_the_conversation_from_the_question_box(
         assert not view.following and rendered(view) != bottom
         await pilot.press("pagedown")
         assert view.following and rendered(view) == bottom
+
+
+async def test_shift_tab_from_no_card_goes_to_the_last_card_in_view(
+    make_session: SessionFactory, config: Config
+) -> None:
+    long = "\n\n".join(f"Paragraph {n}." for n in range(60))
+    session, _ = make_session([*timeout_script()[:2], reply(long)])
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = transcript(app)
+        await until(pilot, lambda: view.settled)
+        await pilot.press("tab")  # no card in view: none under the cursor
+        assert view.has_focus and view.selected is None
+        last = view.model.card_span(view.model.cards()[-1])
+        assert last is not None
+        for _ in range(round(view.scroll_y)):  # up until the last card shows whole
+            if last[0] >= round(view.scroll_y) and last[1] <= view.scroll_y + view.size.height:
+                break
+            await pilot.press("up")
+        assert view.selected is None
+        await pilot.press("shift+tab")
+        assert view.selected == view.model.cards()[-1]

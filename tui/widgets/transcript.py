@@ -217,12 +217,13 @@ class Transcript(ScrollView, can_focus=True):
         return None
 
     def _card_from_none(self, direction: int) -> str | None:
-        """Where Tab (1) or shift+Tab (-1) puts the cursor from no card (none is in view):
-        Tab the first card below the view, else the last above it; shift+Tab the last above."""
+        """Where Tab (1) or shift+Tab (-1) puts the cursor from no card: Tab on the first
+        card in view or below it, else the last above; shift+Tab on the last in view or above."""
         top = round(self.scroll_y)
+        bottom = top + self.scrollable_content_region.height
         spans = self.model.card_spans()
-        below = [call_id for call_id, start, _ in spans if start >= top]
-        above = [call_id for call_id, start, _ in spans if start < top]
+        below = [call_id for call_id, _, end in spans if end > top]
+        above = [call_id for call_id, start, _ in spans if start < bottom]
         if direction > 0 and below:
             return below[0]
         return above[-1] if above else None
