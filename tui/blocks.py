@@ -94,6 +94,7 @@ class Piece:
     width: int = -1
     lines: list[list[Segment]] | None = None
     text: str = ""  # a chunk's text
+    gap: bool = False  # a Markdown chunk after a blank line: drawn with one above it
 
     def same(self, other: Piece) -> bool:
         return self.key == other.key and self.source is other.source
@@ -206,7 +207,8 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
         kept = reuse.get((key, id(None)))
         if kept is None:
             cost = end - start if markdown else (end - start) // PLAIN_COST
-            kept = Piece(key, None, None, cost=cost, text=text[start:end])
+            gap = markdown and start > 0 and _after_blank_line(text, start)
+            kept = Piece(key, None, None, cost=cost, text=text[start:end], gap=gap)
         pieces.append(kept)
         drawn += end - start
     if unread or entry.outcome != "answered":
@@ -216,6 +218,14 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
         kept = reuse.get((("card", card.call_id in expanded, bool(bar)), id(card)))
         pieces.append(kept or card_piece(card, expanded=card.call_id in expanded, bar=bar))
     return Block(entry, pieces, text, chunks, bar)
+
+
+def _after_blank_line(text: str, start: int) -> bool:
+    """Whether `text` has a blank line just before `start` (where chunks are cut): Markdown
+    drawn whole puts an empty line between the blocks on either side, a chunk drawn alone
+    does not."""
+    before = text.rfind("\n", 0, start - 1)
+    return text[start - 1] == "\n" and not text[before + 1 : start - 1].strip()
 
 
 def _drawn_end(bounds: list[int]) -> int:

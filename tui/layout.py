@@ -48,7 +48,7 @@ def _wrap(line: str, width: int) -> list[str] | None:
 
 
 def _simple_wrap(line: str, width: int) -> list[str] | None:
-    if not line.isascii() or "  " in line or "\t" in line or line.startswith(" "):
+    if not line.isascii() or "  " in line or "\t" in line or line[:1] == " " or line[-1:] == " ":
         return None
     return _wrap(line, width)
 
@@ -152,6 +152,17 @@ class Layout:
                         return card
         return None
 
+    def card_spans(self) -> list[tuple[str, int, int]]:
+        """Every card's call id and lines [start, end), top to bottom."""
+        spans = []
+        for index, block in enumerate(self.blocks):
+            y = self.start(index)
+            for piece in block.pieces:
+                if piece.card is not None:
+                    spans.append((piece.card, y, y + piece.count))
+                y += piece.count
+        return spans
+
     def card_span(self, call_id: str) -> tuple[int, int] | None:
         """The lines [start, end) of the card of `call_id`."""
         for index, block in enumerate(self.blocks):
@@ -189,6 +200,26 @@ class Layout:
             offset -= piece.count
         return None
 
+    def mark(self, y: int) -> tuple[int, int, int, int] | None:
+        """Where line `y` is (block, piece, line in the piece, the piece's height), to find
+        the same text again once heights change (`marked`)."""
+        found = self.locate(y)
+        if found is None:
+            return None
+        index, number, offset = found
+        return index, number, offset, self.blocks[index].pieces[number].count
+
+    def marked(self, mark: tuple[int, int, int, int]) -> int:
+        """The line `mark` points at now: its offset in the piece scaled to the new height."""
+        index, number, offset, count = mark
+        if index >= len(self.blocks):
+            return self.height
+        pieces = self.blocks[index].pieces
+        number = min(number, len(pieces) - 1)
+        y = self.start(index) + sum(piece.count for piece in pieces[:number])
+        height = pieces[number].count
+        return y + min(offset * height // max(count, 1), max(height - 1, 0))
+
     def line(self, y: int) -> tuple[Line, str | None]:
         """Line `y` (drawn now if its piece is not kept) and the card it belongs to."""
         found = self.locate(y)
@@ -212,11 +243,12 @@ class Layout:
 
     def prepare(self, top: int, rows: int) -> None:
         """Draw the pieces in lines [top, top + rows) at this width (heights may change)."""
-        found = self.locate(max(min(top, self.height - 1), 0))
+        first = max(min(top, self.height - 1), 0)
+        found = self.locate(first)
         if found is None:
             return
-        index, number, _ = found
-        y = self.start(index)
+        index, number, offset = found
+        y = first - offset  # where piece `number` starts
         for block_index in range(index, len(self.blocks)):
             pieces = self.blocks[block_index].pieces
             for piece in pieces[number:]:
@@ -272,6 +304,8 @@ class Layout:
             options = self.options.update_width(inner)
             renderable = line_renderable(piece, inner)
             drawn = self.console.render_lines(renderable, options, style=piece.style)
+            if piece.gap and drawn and "".join(s.text for s in drawn[0]).strip():
+                drawn.insert(0, [Segment(" " * inner)])  # lists and code bring their own
             lines = [[*piece.bar, *line] for line in drawn] if piece.bar else drawn
         if piece.count != len(lines):
             piece.count = len(lines)

@@ -6,6 +6,7 @@ import io
 from collections.abc import Iterator, Sequence
 
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.text import Text
 
 from agent.events import (
@@ -203,9 +204,46 @@ def test_plain_text_is_wrapped_as_rich_wraps_it() -> None:
         "héllo 世界 " * 20,
         "  indented  with  doubled  spaces " * 5,
         "\n\n",
+        "0123456789 \n" + "x" * 36 + " \n",  # a space just past the width
     ]
     for text in samples:
         for width in (10, 37, 60):
             mine = made._plain(text, width)
             theirs = console.render_lines(Text(text), options.update_width(width))
             assert [plain(line) for line in mine] == [plain(line) for line in theirs]
+
+
+def test_preparing_a_view_draws_only_the_pieces_in_it() -> None:
+    made = layout()
+    paragraphs = "".join(f"Paragraph {n}: " + "word " * 220 + "\n\n" for n in range(16))
+    made.update(final(run_events(0, answer=paragraphs)).entries)
+    made.measure(10**9)
+    pieces = made.blocks[-1].pieces
+    chunks = [index for index, piece in enumerate(pieces) if piece.key[0] == "chunk"]
+    top = made.start(len(made.blocks) - 1) + sum(p.count for p in pieces[: chunks[12]]) + 1
+    assert text(made, top, top + 1)[0].startswith("▌ Paragraph 12")
+    made.set_width(WIDTH + 2)  # every piece to draw again
+    made.prepare(top, 10)
+    drawn = [index for index, piece in enumerate(pieces) if piece.width == WIDTH + 2]
+    assert drawn == [chunks[12]]  # the 10 lines from the top of paragraph 12, no more
+
+
+def test_an_answer_cut_in_chunks_is_drawn_as_it_would_be_whole() -> None:
+    made = layout()
+    unit = (
+        "Some prose about timeouts, long enough to wrap at this width, twice over "
+        "(see the docs).\n\n## Timeouts\n\nMore prose.\n\n- connect\n- read\n\n"
+        "```python\nclient = httpx.Client(timeout=10.0)\n```\n\n"
+    )
+    answer = unit * 30  # about 6,000 characters: several chunks of Markdown
+    made.update(final(run_events(0, answer=answer)).entries)
+    made.measure(10**9)
+    block = made.blocks[-1]
+    chunks = [piece for piece in block.pieces if piece.key[0] == "chunk"]
+    assert len(chunks) > 3
+    start = made.start(len(made.blocks) - 1) + block.pieces.index(chunks[0])
+    end = start + sum(piece.count for piece in chunks)
+    drawn = [line[2:] for line in text(made, start, end)]  # after the answer's bar
+    console = made.console
+    whole = console.render_lines(Markdown(answer), console.options.update_width(WIDTH - 2))
+    assert drawn == [plain(line) for line in whole]

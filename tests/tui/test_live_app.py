@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import queue
 import threading
+import weakref
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,7 @@ from tests.tui.conftest import (
 )
 from tui.app import DocsAgentApp, chat_app
 from tui.history import History
+from tui.screens.chat import keep_long_lived
 from tui.state import reduce
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.notice_bar import NoticeBar
@@ -348,8 +351,8 @@ async def test_home_shows_the_question_whatever_has_the_focus(
         box = app.screen.query_one(QuestionInput)
         await pilot.press(*"abc", "home")  # in the question box: the cursor moves
         assert box.cursor_position == 0 and messages.scroll_y == messages.max_scroll_y
-        await pilot.press("tab")  # the transcript, its cursor on a card
-        assert messages.has_focus and messages.selected is not None
+        await pilot.press("tab")  # the transcript (no card in view: none under the cursor)
+        assert messages.has_focus and messages.selected is None
         for card in (None, messages.model.cards()[0]):
             messages.select(card)
             await pilot.press("end")
@@ -358,3 +361,28 @@ async def test_home_shows_the_question_whatever_has_the_focus(
             await pilot.pause()
             assert messages.scroll_y == 0  # at once: no animation for later output to upset
             assert "you timeout?" in [line.strip() for line in rendered(messages)]
+
+
+class _Cycle:
+    """An object in a reference cycle, as a run leaves some (drawn lines and their caches)."""
+
+    def __init__(self) -> None:
+        self.itself = self
+
+
+async def test_a_new_conversation_frees_the_cycles_the_cleared_one_froze(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session([reply("One.")])
+    app = chat_app(session, config, question="first?")
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        held = _Cycle()
+        gone = weakref.ref(held)
+        keep_long_lived()  # as at the end of a run
+        del held
+        gc.collect()
+        assert gone() is not None  # frozen: collections pass it by
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: not chat(app).state.entries)
+        await until(pilot, lambda: gone() is None)

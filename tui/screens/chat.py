@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from textual import on
@@ -42,9 +43,11 @@ TEXT_REDRAW_S = 0.05  # streamed text is drawn at most this often, however small
 NEW_AFTER_CANCEL = "cancelled the running question; new conversation"
 
 
-def keep_long_lived() -> None:
+def keep_long_lived(*, thaw: bool = False) -> None:
     """Collect the garbage, then exempt what is left from later passes (after the first
-    frame, and after each run).
+    frame, and after each run); `thaw` first puts the frozen objects back (a new
+    conversation: cycles the cleared one froze are freed, about 1,000 objects a long
+    answer, else kept to the end).
 
     What outlives a run (the conversation, its view, the app) is kept to the end, yet
     each full pass of the collector walked all of it: passes grew with the session to
@@ -54,6 +57,8 @@ def keep_long_lived() -> None:
     entry, so there are few). Measured in tests/bench/bench_session.py: full passes
     of 60-280 ms in the middle of answers gone, RSS growth still about 0.25 MB a question.
     """
+    if thaw:
+        gc.unfreeze()
     gc.collect()
     gc.freeze()
 
@@ -84,6 +89,10 @@ class ChatScreen(TraceScreen):
         # while typing, where they move the cursor.
         Binding("home", "top", "Top", show=False, priority=True),
         Binding("end", "bottom", "Bottom", show=False, priority=True),
+        # Not priority: the focused conversation pages itself; the question box has no use
+        # for them, so they page the conversation while a question is typed or streams.
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
     ]
 
     def __init__(
@@ -285,6 +294,7 @@ class ChatScreen(TraceScreen):
         self.trace = None  # the bar shows the trace folder again, not the last run's file
         self.query_one(Transcript).clear_entries()
         self.render_state()
+        self.call_after_refresh(partial(keep_long_lived, thaw=True))
 
     def action_cancel(self) -> None:
         """Cancel the running question: what it did stays on screen and in its trace."""
@@ -306,6 +316,14 @@ class ChatScreen(TraceScreen):
     def action_bottom(self) -> None:
         """Scroll to the newest entry and follow the run again."""
         self.query_one(Transcript).to_bottom()
+
+    def action_page(self, direction: int) -> None:
+        """Scroll the conversation a page up or down (from the question box too)."""
+        view = self.query_one(Transcript)
+        if direction < 0:
+            view.scroll_page_up(animate=False)
+        else:
+            view.scroll_page_down(animate=False)
 
     def action_open_trace(self) -> None:
         """Pick a recent trace and replay it."""

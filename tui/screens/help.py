@@ -68,7 +68,11 @@ class HelpScreen(ModalScreen[None]):
             ("Enter", "Ask the question typed in the box (a follow-up continues the chat)"),
             *key_rows(QuestionInput, where=" in the box"),
             *key_rows(ChatScreen),
-            ("Tab", "Move the focus from the question box to the conversation's tool cards"),
+            (
+                "Tab",
+                "Move the focus from the question box to the conversation "
+                "(the cursor on the first tool card in view, if any)",
+            ),
             *key_rows(Transcript, where=" in the conversation"),
         ]
         return Group(

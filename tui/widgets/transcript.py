@@ -60,6 +60,7 @@ class Transcript(ScrollView, can_focus=True):
         self.selected: str | None = None  # the call id of the card under the cursor
         self.following = True
         self._step_scheduled = False  # a step waits for the next refresh
+        self._rewrapping = False  # the width changed and the lines are not all wrapped again
 
     @property
     def model(self) -> Layout:
@@ -100,24 +101,36 @@ class Transcript(ScrollView, can_focus=True):
     def on_resize(self, event: Resize) -> None:
         self._step()
 
-    def _step(self) -> None:
-        """Lay out what shows now, and more for up to `STEP_S`; the rest after a refresh."""
+    def _step(self, *, anchor: bool = True) -> None:
+        """Lay out what shows now, and more for up to `STEP_S`; the rest after a refresh.
+
+        Scrolled up, a new width keeps the text at the top of the view there while the
+        lines above it are wrapped again (their heights change step by step).
+        """
         region = self.scrollable_content_region
         if not self.is_attached or region.width <= 0:
             return
         layout = self.model
+        self._rewrapping = layout.width != region.width or self._rewrapping
+        mark = None
+        if anchor and self._rewrapping and not self.following:
+            mark = layout.mark(round(self.scroll_y))
         layout.set_width(region.width)
         if self.following:
             layout.prepare_end(region.height)
         else:
-            layout.prepare(round(self.scroll_y), region.height)
+            top = layout.marked(mark) if mark is not None else round(self.scroll_y)
+            layout.prepare(top, region.height)
         began = time.perf_counter()
         done = layout.measure(STEP_CHARS)
         while not done and time.perf_counter() - began < STEP_S:
             done = layout.measure(STEP_CHARS)
+        self._rewrapping = not done
         self.virtual_size = Size(region.width, layout.height)
         if self.following:
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
+        elif mark is not None and (top := layout.marked(mark)) != round(self.scroll_y):
+            self.scroll_to(y=top, animate=False, force=True)
         self.refresh()
         if not done and not self._step_scheduled:
             self._step_scheduled = True
@@ -183,23 +196,37 @@ class Transcript(ScrollView, can_focus=True):
         return self.model.card(self.selected)
 
     def on_focus(self) -> None:
-        cards = self.model.cards()
-        if self.selected not in cards:
-            self.selected = self._card_in_view(cards)
+        if self.selected is None or not self._in_view(self.selected):
+            self.selected = self._card_in_view()
         self.refresh()
 
     def on_blur(self) -> None:
         self.refresh()
 
-    def _card_in_view(self, cards: list[str]) -> str | None:
-        """The first card in view, else the last one above it."""
-        top, above = round(self.scroll_y), None
-        for call_id in cards:
-            span = self.model.card_span(call_id)
-            if span is not None and span[1] > top:
-                return call_id if span[0] < top + self.size.height else above or call_id
-            above = call_id
-        return above
+    def _in_view(self, call_id: str) -> bool:
+        span = self.model.card_span(call_id)
+        top = round(self.scroll_y)
+        return span is not None and span[1] > top and span[0] < top + self.size.height
+
+    def _card_in_view(self) -> str | None:
+        """The first card in view, if any: the cursor is never put on a card out of sight."""
+        top = round(self.scroll_y)
+        for call_id, start, end in self.model.card_spans():
+            if end > top and start < top + self.size.height:
+                return call_id
+        return None
+
+    def _card_from_none(self, direction: int) -> str | None:
+        """Where Tab (1) or shift+Tab (-1) puts the cursor from no card: Tab on the first
+        card in view or below it, else the last above; shift+Tab on the last in view or above."""
+        top = round(self.scroll_y)
+        bottom = top + self.scrollable_content_region.height
+        spans = self.model.card_spans()
+        below = [call_id for call_id, _, end in spans if end > top]
+        above = [call_id for call_id, start, _ in spans if start < bottom]
+        if direction > 0 and below:
+            return below[0]
+        return above[-1] if above else None
 
     def select(self, call_id: str | None) -> None:
         """Put the cursor on the card of `call_id` and bring it into view."""
@@ -221,9 +248,13 @@ class Transcript(ScrollView, can_focus=True):
 
     def _move(self, direction: int) -> None:
         cards = self.model.cards()
-        at = cards.index(self.selected) + direction if self.selected in cards else -1
-        if 0 <= at < len(cards):
-            self.select(cards[at])
+        if self.selected in cards:
+            at = cards.index(self.selected) + direction
+            if 0 <= at < len(cards):
+                self.select(cards[at])
+                return
+        elif (card := self._card_from_none(direction)) is not None:
+            self.select(card)
             return
         self.selected = None
         if direction > 0:
@@ -237,7 +268,7 @@ class Transcript(ScrollView, can_focus=True):
             return
         self.model.toggle(self.selected)
         following, self.following = self.following, False
-        self._step()
+        self._step(anchor=False)  # the card changed height: it scrolls itself below
         span = self.model.card_span(self.selected)
         if span is not None and span[0] < round(self.scroll_y):
             self.scroll_to(y=span[0], animate=False, force=True)
