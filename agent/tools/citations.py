@@ -69,7 +69,7 @@ def find_citations(
     Without `events`, `read` is False for every citation.
     """
     shown = lines_read(events or ())
-    fragments = quotes(answer or "")
+    fragments: list[str] | None = None  # what the answer quotes, found once a cited text is
     found: list[Citation] = []
     seen = set()
     for _, path, start, end in _cited(answer or ""):
@@ -78,7 +78,10 @@ def find_citations(
         seen.add((path, start, end))
         text = _text(corpus, path, start, end)
         read = covers(shown.get(path, []), start, end)
-        quoted = text is not None and any(fragment in text for fragment in fragments)
+        quoted = False
+        if text is not None:
+            fragments = quotes(answer) if fragments is None else fragments
+            quoted = any(fragment in text for fragment in fragments)
         found.append(Citation(path, start, end, text is not None, read, quoted))
     return found
 
