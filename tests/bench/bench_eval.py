@@ -49,6 +49,7 @@ from tests.eval.sets import FIRST_HITS, chosen, drift, locate, question_file  # 
 
 DOCSAGENT = Path(sys.executable).parent / "docsagent"
 TIMED_QUESTION = "What kinds of timeouts does httpx have?"
+ASK_AFTER_STARTUP_S = 0.150  # an offline ask, once the command has started: a warm index
 
 
 def offline_eval(questions: Path, docs: Path, traces: Path) -> dict[str, object]:
@@ -290,18 +291,21 @@ def main() -> int:
     if declines:
         print(declines)
     httpx = found.get("httpx") or locate(("httpx",), install=False).get("httpx")
+    quick = True
     if httpx is not None and not (options.heldout or options.blind):
         timing = ask_timing(httpx)
+        quick = timing.after_startup < ASK_AFTER_STARTUP_S
         print(
             f"offline ask on httpx, warm index (medians of 5): {timing.inside * 1000:.0f} ms "
             f"in process; as a command {timing.command * 1000:.0f} ms = start-up "
             f"{timing.startup * 1000:.0f} ms (ask --help) + "
-            f"{timing.after_startup * 1000:.0f} ms after start-up (target < 150 ms)"
+            f"{timing.after_startup * 1000:.0f} ms after start-up "
+            f"(target < {ASK_AFTER_STARTUP_S * 1000:.0f} ms){'' if quick else ' MISSED'}"
         )
     print()
     for checked in answers:
         print(checked.line())
-    return 0 if declines_met and all(checked.met for checked in answers) else 1
+    return 0 if quick and declines_met and all(checked.met for checked in answers) else 1
 
 
 if __name__ == "__main__":
