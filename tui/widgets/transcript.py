@@ -25,9 +25,10 @@ from tui.state import Card, Entry, UserEntry
 
 STEP_CHARS = 1_000
 """Markdown drawn at a time beyond what shows (a text seen whole: replay, a new width)."""
-STEP_S = 0.03
-"""Drawing beyond what shows stops for a refresh after this long, so keys are taken in
-between (a chunk of Markdown with code takes up to a few hundredths of a second)."""
+STEP_S = 0.02
+"""A step of drawing (what shows first, then beyond it) stops for a refresh after this
+long, so keys are taken in between (a chunk of Markdown with code takes up to a few
+hundredths of a second; a key waited behind a step, a layout and a frame)."""
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -110,6 +111,7 @@ class Transcript(ScrollView, can_focus=True):
         region = self.scrollable_content_region
         if not self.is_attached or region.width <= 0:
             return
+        began = time.perf_counter()  # drawing what shows counts toward the step's time
         layout = self.model
         self._rewrapping = layout.width != region.width or self._rewrapping
         mark = None
@@ -121,8 +123,7 @@ class Transcript(ScrollView, can_focus=True):
         else:
             top = layout.marked(mark) if mark is not None else round(self.scroll_y)
             layout.prepare(top, region.height)
-        began = time.perf_counter()
-        done = layout.measure(STEP_CHARS)
+        done = layout.settled
         while not done and time.perf_counter() - began < STEP_S:
             done = layout.measure(STEP_CHARS)
         self._rewrapping = not done
