@@ -352,8 +352,9 @@ def compaction_note(event: ContextCompacted, shown: int = 3) -> str:
     what = [first.strip("[]").removesuffix(" — shortened") for first in firsts]
     more = f"; {count - shown} more" if count > shown else ""
     results = f"{count} earlier result{'s' if count != 1 else ''}"
+    when = f"before step {event.step}" if event.step else "before the first step"  # follow-up
     return (
-        f"context shortened before step {event.step}: {results} replaced by "
+        f"context shortened {when}: {results} replaced by "
         f"{'stubs' if count != 1 else 'a stub'} "
         f"(≈−{event.tokens_saved:,} tok): {'; '.join(what)}{more}"
     )

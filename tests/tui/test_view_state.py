@@ -302,6 +302,12 @@ def test_compaction_is_counted_and_said_in_a_line() -> None:
     )
     again = reduce(state, RunStarted(question="q2", model="m", max_steps=9))
     assert (again.compacted, again.tokens_saved) == (0, 0)  # counted per run, like the totals
+    # A follow-up's earlier results are shortened before its first step (step 0 in the events).
+    follow_up = reduce(again, ContextCompacted(step=0, stubs=stubs[:1], tokens_saved=400))
+    assert follow_up.entries[-1] == NoticeEntry(
+        "context shortened before the first step: 1 earlier result replaced by a stub "
+        "(≈−400 tok): read a.md:1-10 at step 1"
+    )
 
 
 def test_a_reply_cut_short_is_markdown_and_the_last_answer_stays() -> None:
