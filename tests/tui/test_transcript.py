@@ -164,3 +164,18 @@ async def test_shift_tab_from_no_card_goes_to_the_last_card_in_view(
         assert view.selected is None
         await pilot.press("shift+tab")
         assert view.selected == view.model.cards()[-1]
+
+
+async def test_typing_on_a_card_goes_to_the_question_box(
+    make_session: SessionFactory, config: Config
+) -> None:
+    session, _ = make_session(timeout_script())
+    app = chat_app(session, config, question="timeout?")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = transcript(app)
+        await pilot.press("tab")  # the cursor on a card
+        assert view.has_focus and view.selected is not None
+        await pilot.press("w", "h", "y", "space", "1")
+        box = app.screen.query_one("#question", Input)
+        assert app.focused is box and box.value == "why 1"

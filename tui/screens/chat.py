@@ -14,6 +14,7 @@ from pathlib import Path
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.events import Key
 from textual.widgets import Input
 
 from agent import AgentError, DocsIndex, RunFinished, Session, TextDelta
@@ -228,6 +229,16 @@ class ChatScreen(TraceScreen):
         if action in ("top", "bottom"):  # in the question box they move the cursor
             return not isinstance(self.focused, Input)
         return True
+
+    def on_key(self, event: Key) -> None:
+        """A character typed with the conversation focused (a card under the cursor) goes to
+        the question box, which takes the focus: typing a question never gets lost."""
+        if event.is_printable and event.character and isinstance(self.focused, Transcript):
+            box = self.query_one("#question", Input)
+            box.focus()
+            box.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
 
     def action_example(self, number: int) -> None:
         """Ask the start screen's example question with that number."""

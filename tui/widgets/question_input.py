@@ -24,7 +24,9 @@ class QuestionInput(Input):
     def __init__(
         self, *, placeholder: str, id: str | None = None, history: History | None = None
     ) -> None:
-        super().__init__(placeholder=placeholder, id=id, compact=True)
+        # Focus keeps what is typed unselected: a key typed on a card comes here (ChatScreen),
+        # and the next one must not replace it.
+        super().__init__(placeholder=placeholder, id=id, compact=True, select_on_focus=False)
         self.shortcuts: frozenset[str] = frozenset({"?"})
         self.history = history if history is not None else History()
 
