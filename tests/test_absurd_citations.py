@@ -16,7 +16,8 @@ from agent.events import RunFinished
 from agent.tools.citations import find_citations
 from tests.cli_support import ask
 from tui.cli import app
-from tui.state import TurnEntry, reduce_all
+from tui.entries import TurnEntry
+from tui.state import reduce_all
 
 pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 

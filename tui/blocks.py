@@ -19,8 +19,8 @@ from rich.text import Text
 from rich.theme import Theme
 
 from tui.chunks import MARKDOWN_CHARS, Chunks
+from tui.entries import Card, Entry, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 from tui.render import answer_notes, card_view, entry_text, mark_unread, turn_label
-from tui.state import Card, Entry, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 from tui.terminal import visible
 
 DRAWN_CHARS = 400_000

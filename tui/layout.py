@@ -24,7 +24,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from tui.blocks import TEXT_MARGIN, Block, Piece, block_for, line_renderable
-from tui.state import Card, Entry, TurnEntry
+from tui.entries import Card, Entry, TurnEntry
 from tui.terminal import visible
 
 CACHE_LINES = 1_000

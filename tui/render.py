@@ -16,8 +16,9 @@ from rich.padding import Padding
 from rich.text import Text
 
 from agent import ArgumentError, Usage, citation_spans, parse_arguments
+from tui.entries import Card, NoticeEntry, SystemEntry, UserEntry
 from tui.outcomes import OUTCOMES, answer_note
-from tui.state import Card, NoticeEntry, RunState, SystemEntry, UserEntry, ViewState
+from tui.state import RunState, ViewState
 from tui.terminal import visible
 
 CARD_LINES = 4

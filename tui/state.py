@@ -39,21 +39,6 @@ from tui.entries import Card, Entry, NoticeEntry, SystemEntry, TurnEntry, UserEn
 from tui.outcomes import ending_notice
 from tui.persistent import Log, TextParts
 
-__all__ = [
-    "Card",
-    "Entry",
-    "NoticeEntry",
-    "RunState",
-    "SystemEntry",
-    "TurnEntry",
-    "UserEntry",
-    "ViewState",
-    "compaction_note",
-    "cut_short",
-    "reduce",
-    "reduce_all",
-]
-
 RunState = Literal[
     "idle",
     "thinking",

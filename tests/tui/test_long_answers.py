@@ -18,8 +18,8 @@ from tests.tui.conftest import chat, transcript, transcript_lines, until
 from tests.tui.test_layout import layout, text
 from tui.app import chat_app
 from tui.chunks import MARKDOWN_CHARS
+from tui.entries import TurnEntry
 from tui.persistent import TextParts
-from tui.state import TurnEntry
 
 pytestmark = pytest.mark.asyncio
 

@@ -29,8 +29,8 @@ from tests.tui.conftest import (
     until,
 )
 from tui.app import chat_app
+from tui.entries import NoticeEntry, TurnEntry
 from tui.layout import Layout
-from tui.state import NoticeEntry, TurnEntry
 
 pytestmark = pytest.mark.asyncio
 

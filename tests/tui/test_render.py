@@ -8,6 +8,7 @@ from rich.console import Console, RenderableType
 
 from agent.events import Totals, Usage
 from tests.hostile_support import finishes
+from tui.entries import Card, NoticeEntry, SystemEntry, UserEntry
 from tui.render import (
     call_signature,
     card_text,
@@ -22,7 +23,7 @@ from tui.render import (
     turn_label,
     unread_note,
 )
-from tui.state import Card, NoticeEntry, SystemEntry, UserEntry, ViewState
+from tui.state import ViewState
 
 
 def plain(text: RenderableType, width: int = 80) -> str:

@@ -23,18 +23,10 @@ from agent.events import (
 from agent.messages import Message, assistant, system, user
 from agent.testing import call, reply
 from tests.tui.conftest import SessionFactory, big_trace, timeout_script
+from tui.entries import Card, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 from tui.persistent import TextParts
 from tui.replayer import Replayer
-from tui.state import (
-    Card,
-    NoticeEntry,
-    SystemEntry,
-    TurnEntry,
-    UserEntry,
-    ViewState,
-    reduce,
-    reduce_all,
-)
+from tui.state import ViewState, reduce, reduce_all
 
 
 def run(

@@ -20,8 +20,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.entries import Card, Entry, UserEntry
 from tui.layout import Layout
-from tui.state import Card, Entry, UserEntry
 
 STEP_CHARS = 1_000
 """Markdown drawn at a time beyond what shows (a text seen whole: replay, a new width)."""
