@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from agent.readers.names import skipped_summary
 from agent.search import DocsIndex
 from agent.tools.corpus import Corpus, OutsideDocs
-from agent.tools.formats import skipped_summary
 from agent.tools.registry import ToolContext, ToolError, ToolRegistry
 from agent.tools.sandbox import Unreadable, printable
 from agent.tools.search import search_report

@@ -5,18 +5,13 @@ from pathlib import Path
 
 import pytest
 
+from agent.readers.base import NotText
+from agent.readers.names import not_a_doc, skipped_summary
+from agent.readers.registry import doc_lines, doc_suffix, heading_style
+from agent.readers.unzip import gunzip
 from agent.tools.citations import find_citations
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
-from agent.tools.formats import (
-    NotText,
-    doc_lines,
-    doc_suffix,
-    gunzip,
-    heading_style,
-    not_a_doc,
-    skipped_summary,
-)
 from tests.agent.test_search_html_pages import SPHINX
 
 

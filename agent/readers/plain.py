@@ -1,0 +1,13 @@
+"""Markdown, reStructuredText and plain text: read as they are, decoded."""
+
+from __future__ import annotations
+
+from agent.readers.base import NotText
+from agent.readers.decoding import decode, is_binary
+
+
+def read(data: bytes) -> str:
+    """The doc's text: its bytes decoded; NotText if they are binary data."""
+    if is_binary(data):
+        raise NotText("binary")
+    return decode(data)
