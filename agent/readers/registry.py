@@ -11,11 +11,12 @@ Markdown-style `#` headings (`html`). `NAME.gz` is read as NAME, unzipped up to 
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import cast
 
-from agent.readers.base import Reader, Style
+from agent.readers.base import Reader, Style, Verbatim
 from agent.readers.decoding import BOMS, is_binary
 from agent.readers.lines import normalize_breaks
 from agent.readers.unzip import gunzip
@@ -29,12 +30,16 @@ class Format:
     style: Style
     module: str
     """The reader's module in `agent.readers`, imported on first use."""
+    verbatim: bool = False
+    """Whether the module also matches `Verbatim`: a doc's text may be its bytes as they
+    stand, which search can then fold without decoding them (see `bare`)."""
 
 
 FORMATS = (
-    Format((".md", ".markdown"), "markdown", "plain"),
-    Format((".rst",), "rst", "plain"),
-    Format((".txt",), "text", "plain"),
+    Format((".md", ".markdown"), "markdown", "markdown", verbatim=True),
+    Format((".mdx",), "markdown", "mdx"),
+    Format((".rst",), "rst", "rst", verbatim=True),
+    Format((".txt",), "text", "plain", verbatim=True),
     Format((".html", ".htm"), "markdown", "html"),
 )
 """Every format read, in the order messages name them."""
@@ -44,6 +49,8 @@ DOC_SUFFIXES = frozenset(BY_SUFFIX)
 _ALL = [suffix for f in FORMATS for suffix in f.suffixes]
 DESCRIPTION = f"{', '.join(_ALL[:-1])} or {_ALL[-1]} files (gzipped or not)"
 """The doc types, as messages name them."""
+SUFFIX_PATTERN = "|".join(re.escape(s[1:]) for s in sorted(DOC_SUFFIXES, key=lambda s: -len(s)))
+"""A regular expression matching a doc suffix without its dot (`md|rst|...`), longest first."""
 
 
 def doc_suffix(name: str) -> str | None:
@@ -108,9 +115,9 @@ def bare(data: bytes, name: str) -> bool:
     A search can then fold the bytes without decoding them (see `agent.tools.doccache`,
     which tells when the check left out matters).
     """
-    found = doc_format(name)
-    if name.lower().endswith(".gz") or (found is not None and found.module != "plain"):
+    found = doc_format(name) or FORMATS[0]
+    if name.lower().endswith(".gz") or not found.verbatim:
         return False
-    if b"\r" in data or data.startswith(BOMS):
-        return False
-    return not is_binary(data)  # else doc_text says so
+    if b"\r" in data or data.startswith(BOMS) or is_binary(data):
+        return False  # (binary: doc_text says so)
+    return cast(Verbatim, reader(found.module)).verbatim(data)
