@@ -41,15 +41,21 @@ FORMATS = (
     Format((".rst",), "rst", "rst", verbatim=True),
     Format((".txt",), "text", "plain", verbatim=True),
     Format((".html", ".htm"), "markdown", "html"),
+    Format((".epub",), "markdown", "epub"),
+    Format(tuple(f".{n}" for n in range(1, 10)), "markdown", "man"),
 )
 """Every format read, in the order messages name them."""
 
 BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
 DOC_SUFFIXES = frozenset(BY_SUFFIX)
-_ALL = [suffix for f in FORMATS for suffix in f.suffixes]
-DESCRIPTION = f"{', '.join(_ALL[:-1])} or {_ALL[-1]} files (gzipped or not)"
+MAN_SECTION = re.compile(r"\.[1-9][a-z]{0,6}")
+"""A man page's suffix: its section, and a few letters for some (`.1ssl`, `.3pm`, `.8x`)."""
+_NAMED = [suffix for f in FORMATS for suffix in f.suffixes if not MAN_SECTION.fullmatch(suffix)]
+DESCRIPTION = f"{', '.join(_NAMED)} files, man pages (.1 to .9), gzipped or not"
 """The doc types, as messages name them."""
-SUFFIX_PATTERN = "|".join(re.escape(s[1:]) for s in sorted(DOC_SUFFIXES, key=lambda s: -len(s)))
+SUFFIX_PATTERN = "|".join(
+    [*(re.escape(s[1:]) for s in sorted(_NAMED, key=lambda s: -len(s))), "[1-9][a-z]{0,6}"]
+)
 """A regular expression matching a doc suffix without its dot (`md|rst|...`), longest first."""
 
 
@@ -60,13 +66,15 @@ def doc_suffix(name: str) -> str | None:
         lower = lower[:-3]
     dot = lower.rfind(".")
     suffix = lower[dot:] if dot > 0 else ""
-    return suffix if suffix in DOC_SUFFIXES else None
+    return suffix if suffix in DOC_SUFFIXES or MAN_SECTION.fullmatch(suffix) else None
 
 
 def doc_format(name: str) -> Format | None:
     """The format of a doc named `name` (path or file name), or None if it is not a doc."""
     suffix = doc_suffix(name)
-    return BY_SUFFIX[suffix] if suffix is not None else None
+    if suffix is None:
+        return None
+    return BY_SUFFIX.get(suffix) or BY_SUFFIX[suffix[:2]]
 
 
 def heading_style(name: str) -> Style:
