@@ -46,28 +46,36 @@ def read(data: bytes) -> str:
         raise NotText("encrypted") from None
 
 
+WANTED = frozenset("rootfile item itemref spine a text content encrypteddata title".split())
+"""The tags of a package, navigation or encryption file that tell anything here."""
+
+
 @dataclass
 class _Tags:
-    """The start tags of an XML file, with their attributes, and the text after each."""
+    """The wanted start tags of an XML file, their attributes and the text after each."""
 
     tags: list[tuple[str, dict[str, str | None]]] = field(default_factory=list)
-    pieces: list[list[str]] = field(default_factory=list)
-
-    @property
-    def texts(self) -> list[str]:
-        """The text after each start tag, its spaces collapsed."""
-        return [" ".join("".join(p).split()) for p in self.pieces]
+    texts: list[str] = field(default_factory=list)
+    _pieces: list[str] = field(default_factory=list)
 
     def starttag(self, tag: str, attrs: dict[str, str | None], *, closed: bool, end: int) -> None:
-        self.tags.append((tag.rpartition(":")[2], attrs))
-        self.pieces.append([])
+        name = tag.rpartition(":")[2]
+        if name in WANTED:
+            self.finish()
+            self.tags.append((name, attrs))
 
     def endtag(self, tag: str) -> None:
         pass
 
     def data(self, text: str) -> None:
-        if self.pieces:
-            self.pieces[-1].append(text)
+        if self.tags:
+            self._pieces.append(text)
+
+    def finish(self) -> None:
+        """Close the text of the last tag (its spaces collapsed), once every tag has one."""
+        if len(self.texts) < len(self.tags):
+            self.texts.append(" ".join("".join(self._pieces).split()))
+            self._pieces.clear()
 
 
 class _Book:
@@ -95,6 +103,7 @@ class _Book:
     def tags(self, name: str) -> _Tags:
         found = _Tags()
         feed(decode(self.member(name)), found)
+        found.finish()
         return found
 
     def text(self) -> str:
@@ -189,5 +198,6 @@ def _page_title(page: str) -> str:
     end = head.lower().find("</title>")
     tags = _Tags()
     feed(head[:end] if end >= 0 else "", tags)
+    tags.finish()
     titles = (text for (tag, _), text in zip(tags.tags, tags.texts, strict=True) if tag == "title")
     return next(titles, "")

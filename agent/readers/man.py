@@ -59,6 +59,9 @@ BLOCKS = {"de": "..", "de1": "..", "am": "..", "ig": ".."}
 """Requests that open a block to their end line: a macro's definition, an ignored block."""
 FENCES = {"nf": "fi", "EX": "EE"}
 SECTIONS = {"SH": "##", "SS": "###", "SU": "###"}
+TAGS = {"TP", "TQ"}
+"""Requests whose next line is a paragraph's tag (an option, `-p, --preserve-permissions`):
+a heading one level under the section's, so that an option and what it does are a section."""
 
 
 def read(data: bytes) -> str:
@@ -73,25 +76,33 @@ def page_lines(lines: list[str]) -> list[str]:
     """A man page's source lines as text lines, one for one."""
     out: list[str] = []
     fences = _fences(lines)
+    fenced = False
     ending = ""  # the end line of a block being skipped (`..`)
     heading = ""  # the marks of a heading whose text is on the next line
+    level = 2  # the level of the section the page is in
+    tagged = False  # the next line is a `.TP` paragraph's tag: an option, most often
     for n, line in enumerate(lines):
         if ending:
             out.append("")
             ending = "" if line.strip() == ending else ending
             continue
         request = _REQUEST.fullmatch(line) if line[:1] in ".'" else None
-        if request is None:
-            shown = text(line)
+        name, args = (request[1], request[2] or "") if request else ("", line)
+        if request is None or (tagged and (name in FONT_REQUESTS or name in ALTERNATING)):
+            shown = text(line) if request is None else _shown(name, args)
             if heading:
                 shown, heading = f"{heading} {shown.strip()}", ""
-            elif n not in fences and shown.lstrip().startswith("#"):
+            elif tagged and shown.strip() and not fenced:
+                shown = f"{'#' * min(level + 1, 6)} {shown.strip()}"
+            elif not fenced and shown.lstrip().startswith("#"):
                 shown = "\\" + shown.lstrip()
+            tagged = tagged and not shown.strip()
             out.append(shown)
             continue
-        name, args = request[1], request[2] or ""
+        tagged = name in TAGS
         if n in fences:
             out.append("```")
+            fenced = not fenced
         elif name in BLOCKS:
             out.append("")
             ending = BLOCKS[name]
@@ -99,6 +110,7 @@ def page_lines(lines: list[str]) -> list[str]:
             words = " ".join(arguments(args))
             out.append(f"{SECTIONS[name]} {words}" if words else "")
             heading = "" if words else SECTIONS[name]
+            level = len(SECTIONS[name])
         elif name == "TH":
             out.append(f"# {_title(lines, arguments(args))}")
         else:

@@ -60,10 +60,10 @@ def test_a_man_page_reads_as_markdown_one_line_for_each_source_line() -> None:
         "## OPTIONS",
         "### Attributes",
         "",
-        "-p, --preserve-permissions",
+        "#### -p, --preserve-permissions",
         "Keep each file's permissions when extracting (default for root).",
         "",
-        "-o and --owner=NAME",
+        "#### -o and --owner=NAME",
         "Set the owner — by “name” \\ or numberé.",
         "```",
         "archive -p -x backup.arc",
@@ -75,6 +75,8 @@ def test_a_man_page_reads_as_markdown_one_line_for_each_source_line() -> None:
     assert doc_lines(gzip.compress(PAGE.encode()), "archive.1.gz") == lines
     assert doc_suffix("CA.pl.1ssl.gz") == ".1ssl" and doc_suffix("File::Spec.3pm") == ".3pm"
     assert doc_lines(b".so man1/tar.1\n", "gtar.1") == ["See man1/tar.1."]
+    code = b".nf\n# a comment\n.fi\n# not a heading\n"
+    assert doc_lines(code, "x.1") == ["```", "# a comment", "```", "\\# not a heading"]
     with pytest.raises(NotText, match="binary"):
         doc_lines(b"\x7fELF\0\0\0", "python3.9")
 
