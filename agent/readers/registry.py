@@ -3,9 +3,11 @@
 `read_doc`, `grep_docs`, `list_docs`, citations and the search index all number the
 lines of the text `doc_text` returns (through `Corpus.read`), so a range one of them
 gives is a range the others agree on. Each format is read by its own module (a
-`Reader`), imported the first time a doc of that format is read: Markdown,
-reStructuredText and plain text as they are (`plain`), built HTML as clean text with
-Markdown-style `#` headings (`html`). `NAME.gz` is read as NAME, unzipped up to a bound.
+`Reader`), imported the first time a doc of that format is read: Markdown (`markdown`),
+MDX (`mdx`), reStructuredText (`rst`) and plain text (`plain`) keep every line where the
+file has it; built HTML (`html`) and EPUB books (`epub`) are read as clean text with
+Markdown-style `#` headings, and man pages (`man`) one text line for each source line.
+`NAME.gz` is read as NAME, unzipped up to a bound.
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ FORMATS = (
     Format(tuple(f".{n}" for n in range(1, 10)), "markdown", "man"),
 )
 """Every format read, in the order messages name them."""
+
+PLAIN = Format((), "markdown", "plain", verbatim=True)
+"""How a name of no known format is read, when it is: as plain text (its headings found
+as Markdown's)."""
 
 BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
 DOC_SUFFIXES = frozenset(BY_SUFFIX)
@@ -111,7 +117,7 @@ def doc_text(data: bytes, name: str) -> str:
     """
     if name.lower().endswith(".gz"):
         data = gunzip(data)
-    found = doc_format(name) or FORMATS[0]
+    found = doc_format(name) or PLAIN
     return reader(found.module).read(data)
 
 
@@ -123,7 +129,7 @@ def bare(data: bytes, name: str) -> bool:
     A search can then fold the bytes without decoding them (see `agent.tools.doccache`,
     which tells when the check left out matters).
     """
-    found = doc_format(name) or FORMATS[0]
+    found = doc_format(name) or PLAIN
     if name.lower().endswith(".gz") or not found.verbatim:
         return False
     if b"\r" in data or data.startswith(BOMS) or is_binary(data):
