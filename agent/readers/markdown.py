@@ -16,16 +16,16 @@ from dataclasses import dataclass
 
 from agent.readers import frontmatter
 from agent.readers.base import NotText
-from agent.readers.decoding import decode, is_binary
+from agent.readers.decoding import UTF16, decode, is_binary
 from agent.readers.lines import normalize_breaks
 from agent.readers.roles import CODE, HIDDEN, MYST_ROLE, OPTION, directive_line, plain_roles
 from agent.readers.rst import plain_lines as rst_lines
 
 _FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,}|:{3,})[ \t]*(.*)")
+FENCE_CHARS = ("`", "~", ":")  # what a fence line starts with (`"" in` would be True)
 _MYST = re.compile(r"\{([A-Za-z][\w:.+-]*)\}[ \t]*(.*)")
 _ADMONITION = re.compile(r"([A-Za-z][\w-]*)(?:[ \t]+(.*))?")
 _LABEL = re.compile(r"[ \t]*\([\w.:-]+\)=[ \t]*")
-_MARKS = re.compile(r"\{[A-Za-z][\w:.+-]*\}|:::|\)=")
 
 
 def read(data: bytes) -> str:
@@ -33,7 +33,7 @@ def read(data: bytes) -> str:
     if is_binary(data):
         raise NotText("binary")
     text = decode(data)
-    if not text.startswith("---") and _MARKS.search(text) is None:
+    if not marked(text.encode() if data.startswith(UTF16) else data):
         return text
     lines = normalize_breaks(text).split("\n")
     end = frontmatter.span(lines)
@@ -44,9 +44,20 @@ def read(data: bytes) -> str:
 
 def verbatim(data: bytes) -> bool:
     """Whether `read` gives the bytes' text as it stands: no front matter, no markup."""
-    if data.startswith(b"---") or b"}`" in data or b":::" in data or b")=" in data:
+    return not marked(data)
+
+
+def marked(data: bytes) -> bool:
+    """Whether a doc's bytes (UTF-8) may hold front matter or MyST markup: the marks every
+    one of them writes (a role's `}`, a directive's fence, a label's `)=`), found at
+    C speed in the bytes; a doc without them (most docs) is read as it is."""
+    if data.startswith((b"---", b"\xef\xbb\xbf---")) or b":::" in data or b")=" in data:
+        return True
+    if b"{" not in data:  # (one byte is found fastest: most docs stop here)
         return False
-    return b"{" not in data or (b"```" not in data and b"~~~" not in data)
+    if b"}`" in data or b"`{" in data or b"` {" in data:
+        return True
+    return b"~" in data and (b"~{" in data or b"~ {" in data)
 
 
 @dataclass
@@ -63,7 +74,7 @@ def plain_lines(lines: list[str], start: int = 0) -> list[str]:
     options = False  # lines right after a directive's fence are its options
     for n in range(start, len(lines)):
         line = lines[n]
-        fence = _FENCE.fullmatch(line)
+        fence = _FENCE.fullmatch(line) if line.lstrip(" \t")[:1] in FENCE_CHARS else None
         top = open_[-1] if open_ else None
         if fence and top and _closes(fence, top.marker):
             open_.pop()
@@ -85,7 +96,7 @@ def plain_lines(lines: list[str], start: int = 0) -> list[str]:
             options = kind == "directive"
         elif top is not None and top.kind == "rst":
             lines[n] = rst_lines([line])[0]
-        elif _LABEL.fullmatch(line):
+        elif ")=" in line and _LABEL.fullmatch(line):
             lines[n] = ""
         elif "}`" in line:
             lines[n] = plain_roles(line, MYST_ROLE)
