@@ -26,10 +26,11 @@ STOPWORDS = frozenset(
     then there these they this those through to too under until up us very was way we were
     what when where which while who whom whose why will with within without would you your
     yours yourself yourselves tell know want need use using used able make one
-    couple several many lot lots whenever wherever whatever however also
+    couple several many lot lots whenever wherever whatever however also vs versus
     """.split()
 )
-"""Words too common in questions to say what one is about."""
+"""Words too common in questions to say what one is about. "vs" and "versus" compare two
+things the question names: searched, "vs" matches every "VS Code" section."""
 
 ASKED_WEIGHT = 8
 """How many times a word of the question counts against a word of the context around it
@@ -76,8 +77,19 @@ taken to serve the request". Searched like `SYNONYMS`. Verbs whose forms are als
 words are left out ("left", "saw", "go" and "went", "mean" and "meant", "given" as in
 "at a given time", "built" as in "built-in")."""
 
+UNITS = (
+    ("voltage", "volt", "v"),
+    ("wattage", "watt", "w"),
+)
+"""A quantity a question asks for, and how docs write its amount: "What voltage does it
+need?" is answered by "runs on 230 V", which never writes the word. Searched like
+`SYNONYMS`; only units whose symbol means nothing else in a sentence about an amount."""
+
 _ALTERNATIVES = {
-    word: [w for w in group if w != word] for group in SYNONYMS + IRREGULAR for word in group
+    word: [w for w in group if w != word]
+    for group in SYNONYMS + IRREGULAR + UNITS
+    for word in group
+    if len(word) > 1  # a unit's symbol is searched for its quantity, not the other way
 }
 
 
