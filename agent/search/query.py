@@ -102,7 +102,9 @@ def alternatives(word: str) -> list[str]:
     """
     if " " in word:
         spelled = " ".join(_SPELLED.get(w, w) for w in word.split())
-        return [spelled] if spelled != word else []
+        if spelled != word:
+            return [spelled]
+        return ["".join(word.split())]  # "max retries" is also `maxRetries`, one token
     singular = [word, word.removesuffix("s"), word.removesuffix("es")]
     if word.endswith("ies"):
         singular.append(word[:-3] + "y")  # directories
@@ -118,6 +120,21 @@ _PHRASE = re.compile(r'"([^"]*)"')
 _NEGATED = re.compile(r"\b\w+n['’]t\b", re.IGNORECASE)
 """A negated auxiliary (doesn't, can't): a function word, which the tokenizer would
 split into a fragment no doc spells alone ("doesn")."""
+
+
+_IDENTIFIER = re.compile(
+    r"(?<![\w.-])(?:[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+)(?![\w-])"
+)
+"""An identifier written in camelCase, PascalCase or snake_case (`maxRetries`,
+`MaxRetries`, `max_retries`): searched as the phrase of its parts, which also finds it
+written as one word (`alternatives`), so each spelling finds the others and the words it
+is made of ("max retries")."""
+_HUMP = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def parts(identifier: str) -> list[str]:
+    """The lower-case words an identifier is made of (`maxRetries`: max, retries)."""
+    return [p.lower() for piece in identifier.split("_") for p in _HUMP.findall(piece) if p]
 
 
 def words(text: str) -> list[str]:
@@ -167,7 +184,9 @@ def _terms(text: str) -> list[str]:
     """`query_terms` without a limit."""
     text = _ALIASED.sub(lambda m: f" {ALIASES[m.group().lower()]} ", text)
     phrases = [" ".join(words(p)) for p in _PHRASE.findall(text)]
-    rest = _NEGATED.sub(" ", _PHRASE.sub(" ", text))
+    rest = _PHRASE.sub(" ", text)
+    phrases += [" ".join(parts(m.group())) for m in _IDENTIFIER.finditer(rest)]
+    rest = _NEGATED.sub(" ", _IDENTIFIER.sub(" ", rest))
     tokens = words(rest)
     kept = [t for t in tokens if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
     phrases = [p for p in phrases if p]

@@ -49,9 +49,8 @@ def search_report(index: DocsIndex, query: str, limit: int) -> str:
             rows.append(f"   ({n_more} more section{'s' if n_more != 1 else ''} in this doc)")
     if absent:
         rows.append(f"(no doc mentions {_either(absent)})")
-    paired = [
-        f"{_shown(t)} also finds {_either(alternatives(t))}" for t in terms if alternatives(t)
-    ]
+    spelled = {t: [a for a in alternatives(t) if a != "".join(t.split())] for t in terms}
+    paired = [f"{_shown(t)} also finds {_either(also)}" for t, also in spelled.items() if also]
     if paired:
         rows.append(f"({'; '.join(paired)})")
     rows.append("Read a section with read_doc before citing it; grep_docs finds exact strings.")

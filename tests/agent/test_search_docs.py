@@ -177,3 +177,27 @@ def test_search_docs_lists_at_most_two_sections_of_one_doc_and_counts_the_rest(
     assert [path.split(":")[0] for path in listed].count("pool.md") == 2
     assert "other.md" in " ".join(listed)
     assert "   (5 more sections in this doc)" in output.splitlines()  # and its title's
+
+
+@pytest.mark.parametrize("asked", ["maxRetries", "max_retries", "MaxRetries", "max retries"])
+def test_an_identifier_finds_its_other_spellings_and_the_words_it_is_made_of(
+    tmp_path: Path, asked: str
+) -> None:
+    (tmp_path / "camel.md").write_text("# Client\n\nSet `maxRetries` on the client.\n")
+    (tmp_path / "snake.md").write_text("# Config\n\nThe `max_retries` key of the file.\n")
+    (tmp_path / "prose.md").write_text("# Retrying\n\nThe max retries before giving up.\n")
+    (tmp_path / "other.md").write_text("# Other\n\nThe max size; retries are counted.\n")
+    output, _ = search(DocsContext(Corpus.open(tmp_path)), query=asked, limit=5)
+    listed = {line.split()[1].split(":")[0] for line in output.splitlines() if line[:1].isdigit()}
+    if asked == "max retries":  # plain words: the identifiers written as one word are not
+        assert {"snake.md", "prose.md"} <= listed
+    else:
+        assert {"camel.md", "snake.md", "prose.md"} <= listed
+        assert "other.md" not in listed  # the words apart are not the identifier
+
+
+def test_a_comparison_word_matches_no_product_name(tmp_path: Path) -> None:
+    (tmp_path / "editors.md").write_text("# Editors\n\nOpen the folder in VS Code.\n")
+    (tmp_path / "compare.md").write_text("# Sync and async\n\nThe async client is faster.\n")
+    output, _ = search(DocsContext(Corpus.open(tmp_path)), query="sync vs async client")
+    assert "compare.md" in output and "editors.md" not in output
