@@ -14,8 +14,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from agent.readers.registry import DOC_SUFFIXES
 from agent.search.query import STOPWORDS, alternatives, match_expression, words
-from agent.tools.formats import DOC_SUFFIXES
 
 WEIGHTS = (2.0, 1.0, 1.0)
 """BM25 weights of a section's own heading, its parent headings and path, and its body.
