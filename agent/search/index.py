@@ -223,6 +223,7 @@ class DocsIndex:
                         headings,
                     )
                 )
+            ranked = rank.with_page_support(ranked)
             ranked.sort(key=lambda row: -row[0])  # stable: BM25's order among equals
             ranked = [ranked[i] for i in rank.without_twins([row[3] for row in ranked])]
             ranked = _unrepeated(conn, ranked)
