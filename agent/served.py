@@ -70,7 +70,7 @@ class ServedTools:
     ) -> None:
         self.registry = registry
         self.context = list(context)
-        self.path = Path(trace_dir) / trace_filename(SERVED_QUESTION)
+        path = Path(trace_dir) / trace_filename(SERVED_QUESTION)
         header = {
             "question": SERVED_QUESTION,
             "model": SERVED_MODEL,
@@ -81,11 +81,12 @@ class ServedTools:
             "tools": registry.schemas(),
         }
         try:
-            self._writer = TraceWriter(self.path, header, clock=clock)
+            self._writer = TraceWriter(path, header, clock=clock)
         except OSError as exc:
             raise ConfigError(
-                f"cannot write the trace {self.path}: {exc.strerror or exc}", fields=("trace_dir",)
+                f"cannot write the trace {path}: {exc.strerror or exc}", fields=("trace_dir",)
             ) from None
+        self.path = self._writer.path
         self._clock = clock
         self._began = clock()
         self._lock = threading.RLock()  # a stop signal may close the trace while `close` runs

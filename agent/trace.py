@@ -24,6 +24,7 @@ from agent.errors import TraceError
 from agent.events import EVENT_TYPES, Event, RunFinished, RunStarted
 from agent.files import NotRegularFile, open_regular
 from agent.messages import Message
+from agent.newfile import open_new
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -158,17 +159,22 @@ class TraceWriter:
 
     Safe to share between threads. The trace ends at its first `RunFinished`: a run that
     was given up on (see `Session.close`) may still emit events, and they are dropped.
+    The file is created, never written over (`agent.newfile`): when `path` is taken, the
+    next free name is used, and `self.path` says which; `replace` removes what is there.
     """
 
     def __init__(
-        self, path: Path, header: dict[str, Any], *, clock: Callable[[], float] = time.monotonic
+        self,
+        path: Path,
+        header: dict[str, Any],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        replace: bool = False,
     ) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         # backslashreplace: a lone surrogate (odd bytes in argv, say) becomes a JSON escape
-        self._file: IO[str] | None = self.path.open(
-            "w", encoding="utf-8", errors="backslashreplace"
-        )
+        file, self.path = open_new(Path(path), replace=replace, errors="backslashreplace")
+        self._file: IO[str] | None = file
         self._clock = clock
         self._start = clock()
         self._seq = 0

@@ -67,7 +67,7 @@ def export(
     ] = False,
 ) -> None:
     """Export a saved run to share: Markdown, an HTML page, or the model's messages as JSON."""
-    from agent import EXPORT_FORMATS, export_trace, read_trace
+    from agent import EXPORT_FORMATS, export_trace, read_trace, write_new
     from tui.asking import EXIT_OK, EXIT_USAGE, fail
     from tui.terminal import Terminal
 
@@ -86,8 +86,10 @@ def export(
     if output is None:  # on the terminal (or through a pipe to it): made visible
         Terminal().say(text, end="")
         raise typer.Exit(EXIT_OK)
-    try:
-        output.write_text(text, encoding="utf-8")
+    try:  # a name taken meanwhile is refused; --force replaces the name, not a link's target
+        output = write_new(output, text, replace=force, rename=False)
+    except FileExistsError:
+        raise fail(f"{output} already exists; pass --force to replace it", EXIT_USAGE) from None
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     Terminal().warn(f"docsagent: wrote {output}")
