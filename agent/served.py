@@ -36,7 +36,7 @@ from agent.events import (
     Totals,
 )
 from agent.messages import ToolCall, assistant, tool_result
-from agent.observation import truncate
+from agent.observation import cut_name, truncate
 from agent.tools.arguments import MAX_ARGUMENT_CHARS
 from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
 from agent.trace import TraceWriter
@@ -109,6 +109,7 @@ class ServedTools:
         observation limit, while the trace keeps it whole.
         """
         text = json.dumps(arguments or {}, ensure_ascii=False)
+        name = cut_name(name)  # a client's made-up name cannot fill a trace line
         with self._lock:
             self._calls += 1
             self._running += 1
