@@ -112,6 +112,15 @@ def mcp(
     host: Annotated[
         str, typer.Option("--host", metavar="HOST", help="The address --http listens on.")
     ] = "127.0.0.1",
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            metavar="ORIGIN",
+            help="Also serve web pages from this origin (http://host:port), for --http.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the docs to a coding agent over MCP; each session is traced.
 
@@ -120,7 +129,9 @@ def mcp(
     """
     from tui.mcp_server import run_mcp
 
-    raise typer.Exit(run_mcp(Options(docs=docs, trace_dir=trace_dir), http=http, host=host))
+    options = Options(docs=docs, trace_dir=trace_dir)
+    origins = allow_origin or []
+    raise typer.Exit(run_mcp(options, http=http, host=host, allow_origins=origins))
 
 
 def follow(

@@ -70,7 +70,9 @@ def main() -> int:
         took = time.monotonic() - started
         server.stop()
     last = err.strip().splitlines()[-1] if err.strip() else ""
-    print(f"endless line: peak RSS {peak:.0f} MB (target < {TARGET_MB:.0f} MB over {WATCH_S:.0f} s)")
+    print(
+        f"endless line: peak RSS {peak:.0f} MB (target < {TARGET_MB:.0f} MB over {WATCH_S:.0f} s)"
+    )
     print(f"endless line: ended after {took:.1f} s with exit {child.returncode}: {last}")
     ok = peak < TARGET_MB and ended and child.returncode == 1 and "8 MiB" in last
     if not ok:
