@@ -1,0 +1,123 @@
+"""How a `docsagent mcp` session over stdio ends when it does not end well: a stop signal
+while calls run, a client that dies mid-call. Each leaves a closed trace, as a real
+subprocess shows."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent import RunFinished, read_trace
+from tests.test_mcp import INITIALIZE, ROOT, TIMEOUT_S, rpc, server_command, traces
+
+pytest.importorskip("mcp", reason="the mcp SDK is not installed (pip install '.[mcp]')")
+
+__all__ = ["traces"]  # a fixture shared with tests/test_mcp.py
+
+
+@pytest.fixture(scope="module")
+def many_docs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """10,000 small docs (a first list_docs takes about 1.5 s: longer than the signal
+    guard's 0.9 s), and the environment whose index cache they share across tests."""
+    root = tmp_path_factory.mktemp("many")
+    folder = root / "docs"
+    folder.mkdir()
+    for n in range(10_000):
+        (folder / f"doc{n}.md").write_text(f"# Doc {n}\n\n" + "alpha beta gamma delta\n" * 20)
+    return folder, {**os.environ, "DOCSAGENT_CACHE_DIR": str(root / "cache")}
+
+
+def wait_for(path_glob: tuple[Path, str], text: str) -> Path:
+    """The trace once it holds `text` (polling the file: the server's own state)."""
+    folder, pattern = path_glob
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        found = list(folder.glob(pattern)) if folder.is_dir() else []
+        if found and text in found[0].read_text(errors="replace"):
+            return found[0]
+        assert time.monotonic() < deadline, f"never saw {text!r}"
+        time.sleep(0.01)
+
+
+def started(server: subprocess.Popen[bytes]) -> None:
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(rpc(1, "initialize", INITIALIZE))
+    server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1
+
+
+@pytest.mark.parametrize("name, code", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_stop_signal_while_a_call_runs_closes_the_trace(
+    many_docs: tuple[Path, dict[str, str]], traces: Path, name: str, code: int
+) -> None:
+    docs, env = many_docs
+    with subprocess.Popen(
+        [sys.executable, *server_command(docs, traces)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
+    ) as server:
+        assert server.stdin is not None and server.stderr is not None
+        try:
+            started(server)
+            server.stdin.write(rpc(2, "tools/call", {"name": "list_docs", "arguments": {}}))
+            server.stdin.flush()
+            wait_for((traces, "*.jsonl"), '"tool_start"')
+            server.send_signal(getattr(signal, name))
+            assert server.wait(TIMEOUT_S) == code
+            assert "Traceback" not in server.stderr.read().decode()
+        finally:
+            server.kill()
+    (path,) = traces.glob("*.jsonl")
+    trace = read_trace(path)
+    assert trace.complete and not trace.damaged_tail
+    last = trace.events[-1]
+    assert isinstance(last, RunFinished) and last.stop_reason == "cancelled"
+    assert last.error is not None and last.error.endswith(f"({name})")
+
+
+def test_a_client_that_dies_mid_call_leaves_a_closed_trace_and_one_line(
+    many_docs: tuple[Path, dict[str, str]], traces: Path
+) -> None:
+    docs, env = many_docs
+    with subprocess.Popen(
+        [sys.executable, *server_command(docs, traces)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
+    ) as server:
+        assert server.stdin is not None and server.stdout is not None
+        assert server.stderr is not None
+        try:
+            started(server)
+            server.stdout.close()  # the client is gone: its reply has nowhere to go
+            call = {"name": "grep_docs", "arguments": {"keyword": "alpha"}}
+            server.stdin.write(rpc(2, "tools/call", call))
+            server.stdin.flush()
+            wait_for((traces, "*.jsonl"), '"tool_end"')
+            server.stdin.close()
+            assert server.wait(TIMEOUT_S) == 1
+            err = server.stderr.read().decode()
+        finally:
+            server.kill()
+    assert "Traceback" not in err and "Exception ignored" not in err
+    assert err.splitlines()[-1].startswith(
+        "docsagent: the MCP session ended: the MCP client went away (broken pipe); trace: "
+    )
+    (path,) = traces.glob("*.jsonl")
+    trace = read_trace(path)
+    last = trace.events[-1]
+    assert trace.complete and isinstance(last, RunFinished)
+    assert last.error == "the MCP client went away (broken pipe)"
