@@ -33,16 +33,13 @@ def numbered(path: Path, number: int) -> Path:
     return path.with_name(f"{path.stem}-{number}{path.suffix}")
 
 
-def open_new(
-    path: Path, *, replace: bool = False, rename: bool = True, errors: str = "strict"
-) -> tuple[IO[str], Path]:
-    """A new file at `path` opened for writing UTF-8 text, and the path it has.
+def create_new(path: Path, *, replace: bool = False, rename: bool = True) -> tuple[int, Path]:
+    """A new file at `path`, opened for writing: its descriptor and the path it has.
 
     Args:
         path: the name wanted.
         replace: remove what is at `path` first (a file or a link, not a folder).
         rename: when `path` is taken, take the first free `numbered` name instead.
-        errors: how characters UTF-8 cannot encode are written (`open`'s `errors`).
 
     Raises FileExistsError when the name is taken and neither `replace` nor `rename` is
     given (or no numbered name is free), IsADirectoryError when `replace` meets a folder,
@@ -56,15 +53,23 @@ def open_new(
         candidates += [numbered(path, n) for n in range(2, MAX_NUMBER + 1)]
     for candidate in candidates:
         try:
-            fd = os.open(candidate, _FLAGS, 0o666)
+            return os.open(candidate, _FLAGS, 0o666), candidate
         except FileExistsError:
             continue
-        try:
-            return os.fdopen(fd, "w", encoding="utf-8", errors=errors), candidate
-        except BaseException:
-            os.close(fd)
-            raise
     raise FileExistsError(f"{path} already exists")
+
+
+def open_new(
+    path: Path, *, replace: bool = False, rename: bool = True, errors: str = "strict"
+) -> tuple[IO[str], Path]:
+    """A new file (see `create_new`) opened for writing UTF-8 text, and the path it has;
+    `errors`: how characters UTF-8 cannot encode are written (`open`'s `errors`)."""
+    fd, created = create_new(path, replace=replace, rename=rename)
+    try:
+        return os.fdopen(fd, "w", encoding="utf-8", errors=errors), created
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def write_new(path: Path, text: str, *, replace: bool = False, rename: bool = True) -> Path:

@@ -144,6 +144,11 @@ class ServedTools:
         return ToolOutcome(sent, outcome.error)
 
     @property
+    def trace_error(self) -> str | None:
+        """Why the trace could not be written (a full disk), once it could not; calls go on."""
+        return self._writer.error
+
+    @property
     def calls(self) -> int:
         """Calls made so far."""
         return self._calls

@@ -197,6 +197,8 @@ class Session:
                     if writer.finished:
                         return
                     writer.write(event)
+                if writer.error is not None:  # a full disk: the run ends, saying why
+                    raise ConfigError(writer.error)
                 seen = self._seen = seen.add(event)
                 yield event
             if not writer.finished:  # stopped by `cancel` before the run ended itself

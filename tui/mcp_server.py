@@ -102,8 +102,13 @@ def build_server(served: ServedTools) -> Server[Any]:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
+    warned: list[str] = []
+
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         outcome = await anyio.to_thread.run_sync(served.call, params.name, params.arguments)
+        if served.trace_error is not None and not warned:  # said once; the calls go on
+            warned.append(served.trace_error)
+            warn(Terminal(), f"docsagent: {served.trace_error}; calls go on without a trace")
         text = types.TextContent(type="text", text=visible(outcome.output))
         return types.CallToolResult(content=[text], is_error=outcome.error)
 
