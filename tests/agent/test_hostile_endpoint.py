@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent import errors
+from agent.events import TextDelta
 from agent.models.base import Delta, Reply
 from agent.trace import read_trace
 from tests.agent.openai_support import Factory, fail, run
@@ -203,3 +204,31 @@ def test_a_tool_name_streamed_without_end_counts_toward_the_reply_limit(
     reply = run(make(max_reply_chars=20_000))[-1]
     assert isinstance(reply, Reply) and reply.finish_reason == "length"
     assert reply.message.tool_calls[0].name.endswith("… (20,001 characters)")
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_a_key_the_server_echoes_is_scrubbed_from_every_output(
+    chat_server: ChatServer, cli_env: Path, tmp_path: Path, stream: bool
+) -> None:
+    key = "sk-live-0123456789abcdef"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nText.\n")
+    echoed = json.dumps({"keyword": f"{key} and {key.upper()}"})
+    chat_server.push(
+        Scripted(calls=[Call("grep_docs", echoed, pieces=7)], finish_reason="tool_calls"),
+        Scripted(f"Your key is {key}, or {key.upper()} (a.md:3-3).", text_piece=5),
+    )
+    base = ["--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url]
+    extra = [] if stream else ["--no-stream"]
+    asked = CliRunner(env={"LLM_API_KEY": key}).invoke(
+        app, ["ask", "What is A?", *base, "--json", *extra]
+    )
+    assert asked.exit_code == 0, asked.stderr
+    (trace,) = cli_env.glob("*.jsonl")
+    written = trace.read_text()
+    shown = "".join(e.text for e in read_trace(trace).events if isinstance(e, TextDelta))
+    for output in (asked.stdout, asked.stderr, written, shown):  # the deltas as the TUI joins them
+        assert key not in output and key.upper() not in output
+    assert json.loads(asked.stdout)["answer"] == "Your key is ***, or *** (a.md:3-3)."
+    assert '"arguments": "{\\"keyword\\": \\"*** and ***\\"}"' in written
