@@ -1,6 +1,6 @@
-"""How a `docsagent mcp` session over stdio ends when it does not end well: a stop signal
-while calls run, a client that dies mid-call. Each leaves a closed trace, as a real
-subprocess shows."""
+"""How a `docsagent mcp` session over stdio ends when it does not end well (a stop signal
+while a call runs, a client that dies mid-call: each leaves a closed trace, as a real
+subprocess shows), and what its trace is good for afterwards (`rerun` without --docs)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,27 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
 from agent import RunFinished, read_trace
-from tests.test_mcp import INITIALIZE, ROOT, TIMEOUT_S, rpc, server_command, traces
+from tests.test_mcp import (
+    INITIALIZE,
+    ROOT,
+    SERVE,
+    TIMEOUT_S,
+    connected,
+    docs,
+    errlog,
+    rpc,
+    server_command,
+    traces,
+)
 
 pytest.importorskip("mcp", reason="the mcp SDK is not installed (pip install '.[mcp]')")
 
-__all__ = ["traces"]  # a fixture shared with tests/test_mcp.py
+__all__ = ["docs", "errlog", "traces"]  # fixtures shared with tests/test_mcp.py
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +133,23 @@ def test_a_client_that_dies_mid_call_leaves_a_closed_trace_and_one_line(
     last = trace.events[-1]
     assert trace.complete and isinstance(last, RunFinished)
     assert last.error == "the MCP client went away (broken pipe)"
+
+
+@pytest.mark.asyncio
+async def test_rerun_of_a_served_session_needs_no_docs_option(
+    docs: Path, traces: Path, errlog: TextIO
+) -> None:
+    async with connected(docs, traces, errlog) as session:
+        await session.call_tool("grep_docs", {"keyword": "timeout"})
+    (path,) = traces.glob("*.jsonl")
+    rerun = subprocess.run(
+        [sys.executable, "-c", SERVE, "rerun", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )  # the same user (XDG_STATE_HOME) as the server's
+    assert rerun.returncode == 0, rerun.stderr
+    assert rerun.stdout.splitlines()[:2] == [
+        f"re-ran 1 tool calls against {docs}",
+        '[step 1] grep_docs({"keyword": "timeout"}) same',
+    ]

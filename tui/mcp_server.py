@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 from agent import ConfigError, ServedTools, ToolRegistry, docs_registry, open_docs
 from tui import signals
 from tui.asking import EXIT_ERROR, EXIT_OK, EXIT_USAGE, prepare_index, warn
+from tui.docs_folders import remember
 from tui.mcp_http import ListenError, inert_logs, listen, transport_security
-from tui.options import Options, explain, make_config
+from tui.options import Options, docs_folders_file, explain, make_config
 from tui.signals import STOP_GRACE_S, STOP_SIGNALS
 from tui.terminal import Terminal, visible
 
@@ -63,6 +64,7 @@ def run_mcp(
     listener = None
     try:
         config, _ = make_config(options)  # the model is the client's: no notice about ours
+        remember(docs_folders_file(), config.docs)  # served: `rerun` may read it again
         if http is not None:
             listener = listen(host, http)
         folder = open_docs(config)
