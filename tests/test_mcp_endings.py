@@ -15,7 +15,7 @@ from typing import TextIO
 
 import pytest
 
-from agent import RunFinished, read_trace
+from agent import RunFinished, ToolCallStarted, read_trace
 from tests.test_mcp import (
     INITIALIZE,
     ROOT,
@@ -153,3 +153,18 @@ async def test_rerun_of_a_served_session_needs_no_docs_option(
         f"re-ran 1 tool calls against {docs}",
         '[step 1] grep_docs({"keyword": "timeout"}) same',
     ]
+
+
+@pytest.mark.asyncio
+async def test_a_client_s_tool_name_of_megabytes_is_cut_in_the_trace(
+    docs: Path, traces: Path, errlog: TextIO
+) -> None:
+    async with connected(docs, traces, errlog) as session:
+        result = await session.call_tool("x" * 2_000_000, {})
+        assert result.is_error
+        listed = await session.call_tool("list_docs", {})
+        assert not listed.is_error
+    (path,) = traces.glob("*.jsonl")
+    assert path.stat().st_size < 50_000
+    names = [e.name for e in read_trace(path).events if isinstance(e, ToolCallStarted)]
+    assert names == ["x" * 64 + "… (2,000,000 characters)", "list_docs"]
