@@ -81,6 +81,7 @@ bench: $(DEV)
 	$(BIN)/python tests/bench/bench_streaming.py || status=1; \
 	$(BIN)/python tests/bench/bench_long_answer.py || status=1; \
 	$(BIN)/python tests/bench/bench_quit.py || status=1; \
+	$(BIN)/python tests/bench/bench_endless_line.py || status=1; \
 	$(BIN)/python tests/bench/bench_first_frame.py || status=1; \
 	$(BIN)/python tests/bench/bench_session.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \

@@ -61,6 +61,7 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
     from agent.loop import SYSTEM_PROMPT, Agent
     from agent.messages import Message, ToolCall
     from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
+    from agent.newfile import write_new
     from agent.observation import RunResult, truncate
     from agent.outcome import Outcome, is_decline, run_outcome
     from agent.pricing import estimate_cost, parse_prices
@@ -185,6 +186,7 @@ _ON_FIRST_USE = {
     "tool": ("agent.tools.registry", "tool"),
     "trace_header": ("agent.trace", "trace_header"),
     "truncate": ("agent.observation", "truncate"),
+    "write_new": ("agent.newfile", "write_new"),
 }
 """Public names imported on first use: name -> (module, name there)."""
 
@@ -302,4 +304,5 @@ __all__ = [
     "tool",
     "trace_header",
     "truncate",
+    "write_new",
 ]

@@ -36,7 +36,7 @@ from agent.events import (
     Totals,
 )
 from agent.messages import ToolCall, assistant, tool_result
-from agent.observation import truncate
+from agent.observation import cut_name, truncate
 from agent.tools.arguments import MAX_ARGUMENT_CHARS
 from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
 from agent.trace import TraceWriter
@@ -70,7 +70,7 @@ class ServedTools:
     ) -> None:
         self.registry = registry
         self.context = list(context)
-        self.path = Path(trace_dir) / trace_filename(SERVED_QUESTION)
+        path = Path(trace_dir) / trace_filename(SERVED_QUESTION)
         header = {
             "question": SERVED_QUESTION,
             "model": SERVED_MODEL,
@@ -81,11 +81,12 @@ class ServedTools:
             "tools": registry.schemas(),
         }
         try:
-            self._writer = TraceWriter(self.path, header, clock=clock)
+            self._writer = TraceWriter(path, header, clock=clock)
         except OSError as exc:
             raise ConfigError(
-                f"cannot write the trace {self.path}: {exc.strerror or exc}", fields=("trace_dir",)
+                f"cannot write the trace {path}: {exc.strerror or exc}", fields=("trace_dir",)
             ) from None
+        self.path = self._writer.path
         self._clock = clock
         self._began = clock()
         self._lock = threading.RLock()  # a stop signal may close the trace while `close` runs
@@ -108,6 +109,7 @@ class ServedTools:
         observation limit, while the trace keeps it whole.
         """
         text = json.dumps(arguments or {}, ensure_ascii=False)
+        name = cut_name(name)  # a client's made-up name cannot fill a trace line
         with self._lock:
             self._calls += 1
             self._running += 1
@@ -140,6 +142,11 @@ class ServedTools:
                 self._running -= 1
                 self._idle.notify_all()
         return ToolOutcome(sent, outcome.error)
+
+    @property
+    def trace_error(self) -> str | None:
+        """Why the trace could not be written (a full disk), once it could not; calls go on."""
+        return self._writer.error
 
     @property
     def calls(self) -> int:

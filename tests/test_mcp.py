@@ -63,7 +63,10 @@ async def connected(docs: Path, traces: Path, errlog: TextIO) -> AsyncIterator[C
     params = StdioServerParameters(
         command=sys.executable,
         args=server_command(docs, traces),
-        env={"DOCSAGENT_CACHE_DIR": os.environ["DOCSAGENT_CACHE_DIR"]},
+        env={
+            "DOCSAGENT_CACHE_DIR": os.environ["DOCSAGENT_CACHE_DIR"],
+            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],  # the folders served are kept there
+        },
         cwd=ROOT,
     )
     with anyio.fail_after(TIMEOUT_S):

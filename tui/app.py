@@ -232,6 +232,7 @@ def run_tui(
     question: str | None = None,
     notice: str | None = None,
     trace: Path | None = None,
+    replace_trace: bool = False,
     settings: Path | None = None,
     history: Path | None = None,
 ) -> int:
@@ -241,7 +242,10 @@ def run_tui(
     `history` is the file that keeps the questions asked, for Up and Down to recall.
     """
     docs = open_docs(config)
-    session = Session(build_agent(config, docs=docs), trace_dir=config.trace_dir, trace_path=trace)
+    agent = build_agent(config, docs=docs)
+    session = Session(
+        agent, trace_dir=config.trace_dir, trace_path=trace, replace_trace=replace_trace
+    )
     app = chat_app(
         session,
         config,

@@ -145,6 +145,7 @@ def _open_tui(options: Options, question: str | None) -> None:
             question=question,
             notice=notice,
             trace=options.trace,
+            replace_trace=options.force,
             settings=settings_file(),
             history=history_file(),
         )
@@ -224,7 +225,9 @@ def ask(
     if notice:
         warn(terminal, notice)
     prepare_index(folder, terminal)
-    session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
+    session = Session(
+        agent, trace_dir=config.trace_dir, trace_path=options.trace, replace_trace=options.force
+    )
     events: list[Event] = []
     try:
         with signals.closing(lambda: session.close(wait_s=0)):

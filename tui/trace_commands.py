@@ -67,7 +67,7 @@ def export(
     ] = False,
 ) -> None:
     """Export a saved run to share: Markdown, an HTML page, or the model's messages as JSON."""
-    from agent import EXPORT_FORMATS, export_trace, read_trace
+    from agent import EXPORT_FORMATS, export_trace, read_trace, write_new
     from tui.asking import EXIT_OK, EXIT_USAGE, fail
     from tui.terminal import Terminal
 
@@ -86,8 +86,10 @@ def export(
     if output is None:  # on the terminal (or through a pipe to it): made visible
         Terminal().say(text, end="")
         raise typer.Exit(EXIT_OK)
-    try:
-        output.write_text(text, encoding="utf-8")
+    try:  # a name taken meanwhile is refused; --force replaces the name, not a link's target
+        output = write_new(output, text, replace=force, rename=False)
+    except FileExistsError:
+        raise fail(f"{output} already exists; pass --force to replace it", EXIT_USAGE) from None
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     Terminal().warn(f"docsagent: wrote {output}")
@@ -110,6 +112,15 @@ def mcp(
     host: Annotated[
         str, typer.Option("--host", metavar="HOST", help="The address --http listens on.")
     ] = "127.0.0.1",
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            metavar="ORIGIN",
+            help="Also serve web pages from this origin (http://host:port), for --http.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the docs to a coding agent over MCP; each session is traced.
 
@@ -118,7 +129,9 @@ def mcp(
     """
     from tui.mcp_server import run_mcp
 
-    raise typer.Exit(run_mcp(Options(docs=docs, trace_dir=trace_dir), http=http, host=host))
+    options = Options(docs=docs, trace_dir=trace_dir)
+    origins = allow_origin or []
+    raise typer.Exit(run_mcp(options, http=http, host=host, allow_origins=origins))
 
 
 def follow(
