@@ -369,3 +369,7 @@ def main() -> None:
     except SystemExit as exc:
         signals.exit_if_stopped(exc.code)  # with 128 + N (or 130), at once
         raise
+
+
+if __name__ == "__main__":  # `python -m tui.cli`, the command when no script is installed
+    main()

@@ -110,12 +110,29 @@ def mcp(
     host: Annotated[
         str, typer.Option("--host", metavar="HOST", help="The address --http listens on.")
     ] = "127.0.0.1",
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="CLIENT",
+            help=(
+                "Print what CLIENT needs to start this server, with absolute paths, and exit: "
+                "claude-code, claude-desktop, cursor or vscode."
+            ),
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the docs to a coding agent over MCP; each session is traced.
 
     \b
-    Claude Code: claude mcp add docs -- docsagent mcp --docs /path/to/docs
+    Set up a client: docsagent mcp --config claude-code --docs /path/to/docs
     """
+    if config is not None:
+        from tui.client_config import print_config
+
+        given = [] if docs is None else [str(docs)]
+        raise typer.Exit(print_config(config, given, trace_dir))
     from tui.mcp_server import run_mcp
 
     raise typer.Exit(run_mcp(Options(docs=docs, trace_dir=trace_dir), http=http, host=host))
