@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.defaults import DEFAULT_MAX_OBSERVATION
+from agent.budget import MAX_TOKENS, MIN_TOKENS, Budget
+from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_RESULT_TOKENS
 from agent.errors import ConfigError
 from agent.events import (
     MessageAppended,
@@ -36,9 +37,9 @@ from agent.events import (
     Totals,
 )
 from agent.messages import ToolCall, assistant, tool_result
-from agent.observation import truncate
 from agent.tools.arguments import MAX_ARGUMENT_CHARS
-from agent.tools.registry import ToolContext, ToolOutcome, ToolRegistry
+from agent.tools.registry import ToolContext, ToolError, ToolOutcome, ToolRegistry
+from agent.tools.search import MAX_LIMIT
 from agent.trace import TraceWriter
 from agent.traces import trace_filename
 
@@ -54,6 +55,34 @@ def is_served(model: str, max_steps: int) -> bool:
 
 SERVED_QUESTION = "look-ups by an MCP client"
 """What a served session's trace says was asked (its file name ends with its slug)."""
+
+BOUNDS: dict[str, dict[str, tuple[int, int]]] = {"search_docs": {"limit": (1, MAX_LIMIT)}}
+"""Bounds a client is shown in the schema and held to (our own loop clamps instead)."""
+
+BUDGET_SCHEMA: dict[str, dict[str, Any]] = {
+    "max_tokens": {
+        "type": "integer",
+        "minimum": MIN_TOKENS,
+        "maximum": MAX_TOKENS,
+        "default": DEFAULT_RESULT_TOKENS,
+        "description": "At most this many tokens of result (about 4 characters each); "
+        "a longer result comes in pages.",
+    },
+    "page": {
+        "type": "integer",
+        "minimum": 1,
+        "default": 1,
+        "description": "Which page of a long result to return; each page says how many there are.",
+    },
+}
+"""The arguments every served tool takes besides its own: the result's budget."""
+
+READ_ON = {
+    "search_docs": ", or a smaller limit",
+    "grep_docs": ", or pass path= to search one doc or folder",
+    "list_docs": ", or search_docs for the docs about a subject",
+}
+"""How else to get less of each tool's long result, said when it is paged."""
 
 
 class ServedTools:
@@ -101,13 +130,31 @@ class ServedTools:
         self._writer.write(event)
         self._totals = self._totals.add(event)
 
+    def schemas(self) -> list[dict[str, Any]]:
+        """Each tool's name, description and input schema as a client sees them: every
+        argument described and bounded, with the result's budget (`max_tokens`, `page`)."""
+        served = []
+        for name in self.registry.names:
+            schema = self.registry[name].described_parameters()
+            properties = dict(schema["properties"])
+            for argument, (low, high) in BOUNDS.get(name, {}).items():
+                properties[argument] = {**properties[argument], "minimum": low, "maximum": high}
+            schema = {**schema, "properties": {**properties, **BUDGET_SCHEMA}}
+            served.append(
+                {"name": name, "description": self.registry[name].description, "schema": schema}
+            )
+        return served
+
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> ToolOutcome:
         """Run one call (from any thread) and trace it; failures come back as error outcomes.
 
-        The outcome's text is what the model in our own loop would see: cut to the
-        observation limit, while the trace keeps it whole.
+        The outcome's text is the page of the result the call's budget holds (`max_tokens`,
+        `page`), while the trace keeps it whole; the trace records the tool's own
+        arguments, so `rerun` runs the call again.
         """
-        text = json.dumps(arguments or {}, ensure_ascii=False)
+        own = dict(arguments or {})
+        budget, refused = _budget(name, own)
+        text = json.dumps(own, ensure_ascii=False)
         with self._lock:
             self._calls += 1
             self._running += 1
@@ -120,9 +167,13 @@ class ServedTools:
                 ToolCallStarted(step=step, tool_call_id=call_id, name=name, arguments=shown)
             )
         began = self._clock()
-        outcome = ToolOutcome(f"error: {name} did not finish", True)
+        outcome = sent = ToolOutcome(f"error: {name} did not finish", True)
         try:
-            outcome = self.registry.call(name, text, self.context)
+            if refused is not None:
+                outcome = ToolOutcome(refused, True)
+            else:
+                outcome = self.registry.call(name, text, self.context)
+            sent = _page(outcome, budget, name)
         finally:  # recorded before `close` may end the trace
             with self._lock:
                 self._record(
@@ -135,11 +186,10 @@ class ServedTools:
                         duration_s=round(self._clock() - began, 3),
                     )
                 )
-                sent = truncate(outcome.output, DEFAULT_MAX_OBSERVATION)
-                self._record(MessageAppended(step=step, message=tool_result(asked, sent)))
+                self._record(MessageAppended(step=step, message=tool_result(asked, sent.output)))
                 self._running -= 1
                 self._idle.notify_all()
-        return ToolOutcome(sent, outcome.error)
+        return sent
 
     @property
     def calls(self) -> int:
@@ -165,3 +215,27 @@ class ServedTools:
             self._writer.write(final)
         self._writer.close()
         return final
+
+
+def _budget(name: str, arguments: dict[str, Any]) -> tuple[Budget, str | None]:
+    """The call's budget, taken out of `arguments`, and why the call is refused, if it is:
+    a budget or an argument outside the bounds the client's schema shows."""
+    try:
+        budget = Budget.take(arguments)
+    except ToolError as exc:
+        return Budget(), str(exc)
+    for argument, (low, high) in BOUNDS.get(name, {}).items():
+        value = arguments.get(argument)
+        if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
+            return budget, f"error: {argument} {value} is out of bounds: give {low} to {high}"
+    return budget, None
+
+
+def _page(outcome: ToolOutcome, budget: Budget, name: str) -> ToolOutcome:
+    """The page of the result the call's budget holds; an error for a page past the end."""
+    if outcome.error:  # one line, but cut as any result: it may quote what it was sent
+        return ToolOutcome(Budget().cut(outcome.output, name=name), True)
+    try:
+        return ToolOutcome(budget.cut(outcome.output, name=name, hint=READ_ON.get(name, "")), False)
+    except ToolError as exc:
+        return ToolOutcome(str(exc), True)

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agent import ConfigError, ServedTools, ToolRegistry, docs_registry, open_docs
+from agent import ConfigError, ServedTools, docs_registry, open_docs
 from tui.asking import EXIT_OK, EXIT_USAGE, prepare_index, warn
 from tui.options import Options, explain, make_config
 from tui.signals import STOP_SIGNALS
@@ -62,16 +62,15 @@ def build_server(served: ServedTools) -> Server[Any]:
     import mcp.types as types
     from mcp.server.lowlevel import Server
 
-    registry: ToolRegistry = served.registry
     hints = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
     tools = [
         types.Tool(
-            name=name,
-            description=registry[name].description,
-            input_schema=registry[name].described_parameters(),
+            name=tool["name"],
+            description=tool["description"],
+            input_schema=tool["schema"],
             annotations=hints,
         )
-        for name in registry.names
+        for tool in served.schemas()
     ]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
