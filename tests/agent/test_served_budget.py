@@ -29,7 +29,6 @@ def many(tmp_path: Path) -> Iterator[ServedTools]:
     served.close("done")
 
 
-
 def test_a_long_list_comes_in_pages_that_say_how_to_read_on(many: ServedTools) -> None:
     first = many.call("list_docs", {})
     assert not first.error and len(first.output) <= 2_000 * 4
@@ -57,7 +56,8 @@ def test_max_tokens_sets_the_page_size_within_bounds(many: ServedTools) -> None:
         assert refused.error
         assert refused.output.startswith("error: max_tokens must be a whole number from 100")
     short = many.call("read_doc", {"path": "part00/page000.md", "max_tokens": 100})
-    assert short.output.startswith("part00/page000.md lines 1-3 of 3") and "[page" not in short.output
+    assert short.output.startswith("part00/page000.md lines 1-3 of 3")
+    assert "[page" not in short.output
 
 
 def test_limit_is_bounded_in_the_schema_and_held_to(many: ServedTools) -> None:
