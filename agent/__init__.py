@@ -67,7 +67,7 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
     from agent.rerun import RerunReport
     from agent.rerun import rerun as rerun_trace
     from agent.search import DocsIndex, Hit, IndexReport
-    from agent.served import SERVED_MODEL, ServedTools, is_served
+    from agent.served import SERVED_MODEL, SERVED_TRACES, ServedTools, is_served
     from agent.session import Session
     from agent.tail import TraceTail
     from agent.tools.arguments import parse_arguments
@@ -129,6 +129,7 @@ _ON_FIRST_USE = {
     "RunStarted": ("agent.events", "RunStarted"),
     "RunStats": ("agent.events", "RunStats"),
     "SERVED_MODEL": ("agent.served", "SERVED_MODEL"),
+    "SERVED_TRACES": ("agent.served", "SERVED_TRACES"),
     "SYSTEM_PROMPT": ("agent.loop", "SYSTEM_PROMPT"),
     "ServedTools": ("agent.served", "ServedTools"),
     "Session": ("agent.session", "Session"),
@@ -245,6 +246,7 @@ __all__ = [
     "RunStarted",
     "RunStats",
     "SERVED_MODEL",
+    "SERVED_TRACES",
     "SYSTEM_PROMPT",
     "ServedTools",
     "Session",

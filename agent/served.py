@@ -10,7 +10,7 @@ One `ServedTools` is one client session and one trace, in the trace format runs 
 Each call is its own step, as if a model had made it, so a replay shows one card per
 look-up and `export` and `rerun` read the trace as they read a run's. The trace ends with
 one `RunFinished` however the session ends, and calls still running then are waited for
-first, so no result is dropped: its stop reason is `ended` when the client closed the
+first, so no result is dropped: its stop reason is `disconnected` when the client closed the
 session (the normal end), `cancelled` when a signal stopped the server.
 """
 
@@ -55,6 +55,9 @@ def is_served(model: str, max_steps: int) -> bool:
 
 SERVED_QUESTION = "look-ups by an MCP client"
 """What a served session's trace says was asked (its file name ends with its slug)."""
+
+SERVED_TRACES = "*-" + trace_filename(SERVED_QUESTION).split("-", 3)[3]
+"""The glob of a served session's trace file names (after the time stamp, the slug)."""
 
 BOUNDS: dict[str, dict[str, tuple[int, int]]] = {"search_docs": {"limit": (1, MAX_LIMIT)}}
 """Bounds a client is shown in the schema and held to (our own loop clamps instead)."""
@@ -201,7 +204,7 @@ class ServedTools:
     ) -> RunFinished | None:
         """End the trace (once; later calls do nothing): `why` says how the session ended.
 
-        `stop_reason` is `ended` for the normal end (the client closed the session); the
+        `stop_reason` is `disconnected` for the normal end (the client closed the session); the
         default, `cancelled`, is for a session stopped from outside (a signal). Calls still
         running are given `wait_s` to finish, so their results are traced.
         """

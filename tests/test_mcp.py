@@ -151,7 +151,7 @@ async def test_each_tool_answers_with_lines_to_cite_and_the_session_is_traced(
     assert [c.name for c in calls] == ["search_docs", "read_doc", "grep_docs", "list_docs"]
     assert json.loads(calls[1].arguments) == {"path": "timeouts.md", "start": 3, "end": 4}
     assert [r.output for r in results][1] == text_of(read)
-    assert trace.complete and ending(trace).stop_reason == "ended"  # the normal end
+    assert trace.complete and ending(trace).stop_reason == "disconnected"  # the normal end
     assert ending(trace).error == "the MCP client closed the session"
     assert ending(trace).stats.tool_calls == 4
     assert "serving" in Path(errlog.name).read_text()

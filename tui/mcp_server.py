@@ -115,7 +115,7 @@ def serve(served: ServedTools, *, http: int | None = None, host: str = "127.0.0.
         else:
             anyio.run(_serve_http, server, host, http)
     if http is None:  # stdin closed: how a client ends an MCP session over stdio
-        served.close("the MCP client closed the session", stop_reason="ended")
+        served.close("the MCP client closed the session", stop_reason="disconnected")
     else:  # uvicorn passes a signal it caught on to ours (which ends the trace) first
         served.close("the server stopped")
 

@@ -143,13 +143,28 @@ def follow(
         Path | None,
         typer.Argument(
             metavar="[TRACE]",
-            help="The trace to follow [default: the newest `docsagent mcp` session's].",
+            help=(
+                "The trace to follow, and only it (as --session) [default: the newest "
+                "`docsagent mcp` session's, then each newer one's]."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+    session: Annotated[
+        Path | None,
+        typer.Option(
+            "--session",
+            metavar="FILE",
+            help="Follow this session's trace only, not the newer sessions that start.",
             show_default=False,
         ),
     ] = None,
     trace_dir: TraceDir = None,
 ) -> None:
-    """Watch a `docsagent mcp` session's look-ups live."""
+    """Watch a `docsagent mcp` session's look-ups live; with none yet, wait for one."""
+    from tui.asking import EXIT_USAGE, fail
     from tui.following import follow_trace
 
-    raise typer.Exit(follow_trace(trace, Options(trace_dir=trace_dir)))
+    if trace is not None and session is not None:
+        raise fail("give the trace to follow once: as TRACE or as --session", EXIT_USAGE)
+    raise typer.Exit(follow_trace(trace or session, Options(trace_dir=trace_dir)))
