@@ -80,6 +80,9 @@ BUDGET_SCHEMA: dict[str, dict[str, Any]] = {
 }
 """The arguments every served tool takes besides its own: the result's budget."""
 
+NEEDS_INDEX = frozenset({"search_docs"})
+"""The tools that wait for the search index while it is built (the rest read the files)."""
+
 READ_ON = {
     "search_docs": ", or a smaller limit",
     "grep_docs": ", or pass path= to search one doc or folder",
@@ -99,8 +102,10 @@ class ServedTools:
         trace_dir: Path,
         docs: str,
         clock: Callable[[], float] = time.monotonic,
+        indexed: threading.Event | None = None,
     ) -> None:
         self.registry = registry
+        self.indexed = indexed  # set once the search index is built (None: it is)
         self.context = list(context)
         self.path = Path(trace_dir) / trace_filename(SERVED_QUESTION)
         header = {
@@ -172,11 +177,14 @@ class ServedTools:
         began = self._clock()
         outcome = sent = ToolOutcome(f"error: {name} did not finish", True)
         try:
+            waited = self._wait_for_index(name)
             if refused is not None:
                 outcome = ToolOutcome(refused, True)
             else:
                 outcome = self.registry.call(name, text, self.context)
             sent = _page(outcome, budget, name)
+            if waited:
+                sent = ToolOutcome(f"{sent.output}\n{waited}", sent.error)
         finally:  # recorded before `close` may end the trace
             with self._lock:
                 self._record(
@@ -193,6 +201,15 @@ class ServedTools:
                 self._running -= 1
                 self._idle.notify_all()
         return sent
+
+    def _wait_for_index(self, name: str) -> str:
+        """Wait for the search index if `name` needs it and it is being built; the notice
+        that says so, or "" when there was no wait."""
+        if self.indexed is None or name not in NEEDS_INDEX or self.indexed.is_set():
+            return ""
+        began = self._clock()
+        self.indexed.wait()
+        return f"(waited {self._clock() - began:.1f} s for the search index to be built)"
 
     @property
     def calls(self) -> int:

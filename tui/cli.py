@@ -47,7 +47,7 @@ from tui.options import (
     make_config,
     settings_file,
 )
-from tui.trace_commands import export, follow, mcp, rerun
+from tui.trace_commands import export, follow, index, mcp, rerun
 
 if TYPE_CHECKING:
     from agent import Event
@@ -350,7 +350,7 @@ def replay(
     raise typer.Exit(code)
 
 
-for command in (rerun, export, mcp, follow):  # the commands on saved traces and served docs
+for command in (rerun, export, mcp, index, follow):  # the commands on saved traces and served docs
     app.command(cls=DocsCommand)(command)
 
 

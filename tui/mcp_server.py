@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent import ConfigError, ServedTools, docs_registry, open_docs
-from tui.asking import EXIT_OK, EXIT_USAGE, prepare_index, warn
+from tui.asking import EXIT_OK, EXIT_USAGE, warn
 from tui.options import Options, explain, make_config
 from tui.signals import STOP_SIGNALS
 from tui.terminal import Terminal, visible
@@ -34,7 +34,10 @@ SIGNAL_NAMES = {"SIGINT": "interrupted", **STOP_SIGNALS}
 
 
 def run_mcp(options: Options, *, http: int | None = None, host: str = "127.0.0.1") -> int:
-    """`docsagent mcp`: index the docs (progress on stderr), then serve them; the exit code."""
+    """`docsagent mcp`: serve the docs at once, indexing them meanwhile (progress on
+    stderr; a search waits for the index); the exit code."""
+    from tui.indexing import index_ahead
+
     terminal = Terminal()
     try:
         import mcp  # noqa: F401
@@ -44,9 +47,11 @@ def run_mcp(options: Options, *, http: int | None = None, host: str = "127.0.0.1
     try:
         config, _ = make_config(options)  # the model is the client's: no notice about ours
         folder = open_docs(config)
-        prepare_index(folder, terminal)
         docs = os.path.abspath(config.docs.expanduser())
-        served = ServedTools(docs_registry(), [folder], trace_dir=config.trace_dir, docs=docs)
+        indexed = index_ahead(folder, sys.stderr, label=f"docsagent: index of {docs}")
+        served = ServedTools(
+            docs_registry(), [folder], trace_dir=config.trace_dir, docs=docs, indexed=indexed
+        )
     except ConfigError as exc:
         warn(terminal, f"docsagent: {explain(exc)}")
         return EXIT_USAGE

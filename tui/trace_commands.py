@@ -1,4 +1,4 @@
-"""The commands on saved traces and served docs: `rerun`, `export`, `mcp`, `follow`.
+"""The commands on saved traces and served docs: `rerun`, `export`, `mcp`, `index`, `follow`.
 
 Plain functions here; `tui.cli` registers them on its Typer app, after `replay`. No
 `from __future__ import annotations`, as in `tui.cli`: Typer reads these annotations
@@ -136,6 +136,21 @@ def mcp(
     from tui.mcp_server import run_mcp
 
     raise typer.Exit(run_mcp(Options(docs=docs, trace_dir=trace_dir), http=http, host=host))
+
+
+def index(
+    folders: Annotated[
+        list[Path],
+        typer.Argument(metavar="PATH...", help="Docs folders to index.", show_default=False),
+    ],
+) -> None:
+    """Build or refresh the search index of docs folders ahead of use, with progress.
+
+    Exit 0 when every folder is indexed, 2 when one cannot be opened.
+    """
+    from tui.indexing import index_folders
+
+    raise typer.Exit(index_folders(folders))
 
 
 def follow(
