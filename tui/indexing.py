@@ -103,21 +103,37 @@ def build_index(docs: DocsContext, err: TextIO, *, label: str) -> IndexReport:
     return report
 
 
-def index_ahead(docs: DocsContext, err: TextIO, *, label: str) -> threading.Event:
-    """Build the index on a thread of its own (`docsagent mcp` serves meanwhile); the event
-    is set once it is ready, or once building it failed (a search then builds it itself)."""
-    ready = threading.Event()
+class IndexAhead:
+    """The index built on a thread of its own while `docsagent mcp` serves.
 
-    def build() -> None:
+    Started by the client's first request after `initialize`, so that reply never shares
+    the processor with the build (on 10,000 files it came 1.4 s later when both ran).
+    `ready` is set once the index is built, or once building it failed (a search then
+    builds it itself).
+    """
+
+    def __init__(self, docs: DocsContext, err: TextIO, *, label: str) -> None:
+        self.docs, self.err, self.label = docs, err, label
+        self.ready = threading.Event()
+        self._started = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start building (once; later calls do nothing)."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._build, name="docsagent-index", daemon=True).start()
+
+    def _build(self) -> None:
         try:
-            build_index(docs, err, label=label)
+            build_index(self.docs, self.err, label=self.label)
         except Exception as exc:  # the server goes on; a search tries again
-            err.write(visible(f"docsagent: indexing failed: {type(exc).__name__}: {exc}") + "\n")
+            line = f"docsagent: indexing failed: {type(exc).__name__}: {exc}"
+            self.err.write(visible(line) + "\n")
         finally:
-            ready.set()
-
-    threading.Thread(target=build, name="docsagent-index", daemon=True).start()
-    return ready
+            self.ready.set()
 
 
 def index_folders(folders: Sequence[Path]) -> int:

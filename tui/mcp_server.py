@@ -36,7 +36,7 @@ SIGNAL_NAMES = {"SIGINT": "interrupted", **STOP_SIGNALS}
 def run_mcp(options: Options, *, http: int | None = None, host: str = "127.0.0.1") -> int:
     """`docsagent mcp`: serve the docs at once, indexing them meanwhile (progress on
     stderr; a search waits for the index); the exit code."""
-    from tui.indexing import index_ahead
+    from tui.indexing import IndexAhead
 
     terminal = Terminal()
     try:
@@ -48,21 +48,24 @@ def run_mcp(options: Options, *, http: int | None = None, host: str = "127.0.0.1
         config, _ = make_config(options)  # the model is the client's: no notice about ours
         folder = open_docs(config)
         docs = os.path.abspath(config.docs.expanduser())
-        indexed = index_ahead(folder, sys.stderr, label=f"docsagent: index of {docs}")
+        ahead = IndexAhead(folder, sys.stderr, label=f"docsagent: index of {docs}")
         served = ServedTools(
-            docs_registry(), [folder], trace_dir=config.trace_dir, docs=docs, indexed=indexed
+            docs_registry(), [folder], trace_dir=config.trace_dir, docs=docs, indexed=ahead.ready
         )
     except ConfigError as exc:
         warn(terminal, f"docsagent: {explain(exc)}")
         return EXIT_USAGE
     where = f"http://{host}:{http}/mcp" if http is not None else "stdio"
     warn(terminal, f"docsagent: serving {docs} over MCP ({where}); trace: {served.path}")
-    serve(served, http=http, host=host)
+    serve(served, http=http, host=host, on_request=ahead.start)
     return EXIT_OK
 
 
-def build_server(served: ServedTools) -> Server[Any]:
-    """The SDK's low-level server offering `served`'s tools, named and described as registered."""
+def build_server(
+    served: ServedTools, *, on_request: Callable[[], None] = lambda: None
+) -> Server[Any]:
+    """The SDK's low-level server offering `served`'s tools, named and described as
+    registered; `on_request` runs before each tools request (the first starts the index)."""
     import anyio.to_thread
     import mcp.types as types
     from mcp.server.lowlevel import Server
@@ -79,9 +82,11 @@ def build_server(served: ServedTools) -> Server[Any]:
     ]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        on_request()
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        on_request()
         outcome = await anyio.to_thread.run_sync(served.call, params.name, params.arguments)
         text = types.TextContent(type="text", text=visible(outcome.output))
         return types.CallToolResult(content=[text], is_error=outcome.error)
@@ -104,7 +109,13 @@ def _version() -> str:
         return "0"
 
 
-def serve(served: ServedTools, *, http: int | None = None, host: str = "127.0.0.1") -> None:
+def serve(
+    served: ServedTools,
+    *,
+    http: int | None = None,
+    host: str = "127.0.0.1",
+    on_request: Callable[[], None] = lambda: None,
+) -> None:
     """Serve until the client leaves (stdio) or the server is stopped; the trace is closed.
 
     A stop signal closes the trace and ends the process at once with 128 + N: over stdio
@@ -112,7 +123,7 @@ def serve(served: ServedTools, *, http: int | None = None, host: str = "127.0.0.
     """
     import anyio
 
-    server = build_server(served)
+    server = build_server(served, on_request=on_request)
     terminal = Terminal()
     with _StopSignals(served, terminal):
         if http is None:
