@@ -26,6 +26,7 @@ from typing import Any
 
 from agent.budget import MAX_TOKENS, MIN_TOKENS, Budget
 from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_RESULT_TOKENS
+from agent.docset import DocSet, across, choose, set_schema
 from agent.errors import ConfigError
 from agent.events import (
     MessageAppended,
@@ -38,6 +39,7 @@ from agent.events import (
 )
 from agent.messages import ToolCall, assistant, tool_result
 from agent.tools.arguments import MAX_ARGUMENT_CHARS
+from agent.tools.docs import DocsContext
 from agent.tools.registry import ToolContext, ToolError, ToolOutcome, ToolRegistry
 from agent.tools.search import MAX_LIMIT
 from agent.trace import TraceWriter
@@ -80,6 +82,9 @@ BUDGET_SCHEMA: dict[str, dict[str, Any]] = {
 }
 """The arguments every served tool takes besides its own: the result's budget."""
 
+ONE_ANSWER = frozenset({"read_doc"})
+"""Tools whose call names one doc: across sets, only the sets that hold it answer."""
+
 NEEDS_INDEX = frozenset({"search_docs"})
 """The tools that wait for the search index while it is built (the rest read the files)."""
 
@@ -103,10 +108,12 @@ class ServedTools:
         docs: str,
         clock: Callable[[], float] = time.monotonic,
         indexed: threading.Event | None = None,
+        sets: Sequence[DocSet] = (),
     ) -> None:
         self.registry = registry
         self.indexed = indexed  # set once the search index is built (None: it is)
         self.context = list(context)
+        self.sets = list(sets)  # several: each tool takes `set`, each result names its set
         self.path = Path(trace_dir) / trace_filename(SERVED_QUESTION)
         header = {
             "question": SERVED_QUESTION,
@@ -117,6 +124,11 @@ class ServedTools:
             "max_observation_chars": DEFAULT_MAX_OBSERVATION,
             "tools": registry.schemas(),
         }
+        if self.sets:
+            header["sets"] = [
+                {"name": s.key, "version": s.version, "title": s.title, "docs": s.folder}
+                for s in self.sets
+            ]
         try:
             self._writer = TraceWriter(self.path, header, clock=clock)
         except OSError as exc:
@@ -147,6 +159,8 @@ class ServedTools:
             properties = dict(schema["properties"])
             for argument, (low, high) in BOUNDS.get(name, {}).items():
                 properties[argument] = {**properties[argument], "minimum": low, "maximum": high}
+            if len(self.sets) > 1:
+                properties["set"] = set_schema(self.sets)
             schema = {**schema, "properties": {**properties, **BUDGET_SCHEMA}}
             served.append(
                 {"name": name, "description": self.registry[name].description, "schema": schema}
@@ -162,6 +176,9 @@ class ServedTools:
         """
         own = dict(arguments or {})
         budget, refused = _budget(name, own)
+        chosen = choose(self.sets, own) if len(self.sets) > 1 else self.sets
+        if isinstance(chosen, str):
+            refused = refused or chosen
         text = json.dumps(own, ensure_ascii=False)
         with self._lock:
             self._calls += 1
@@ -180,6 +197,8 @@ class ServedTools:
             waited = self._wait_for_index(name)
             if refused is not None:
                 outcome = ToolOutcome(refused, True)
+            elif len(self.sets) > 1 and not isinstance(chosen, str):
+                outcome = self._across(name, text, chosen)
             else:
                 outcome = self.registry.call(name, text, self.context)
             sent = _page(outcome, budget, name)
@@ -201,6 +220,16 @@ class ServedTools:
                 self._running -= 1
                 self._idle.notify_all()
         return sent
+
+    def _across(self, name: str, text: str, sets: list[DocSet]) -> ToolOutcome:
+        """The call on each of `sets`, each result under a line naming its set and version."""
+
+        def run(docs: DocsContext) -> tuple[str, bool]:
+            outcome = self.registry.call(name, text, [docs])
+            return outcome.output, outcome.error
+
+        output, error = across(sets, run, one_answer=name in ONE_ANSWER)
+        return ToolOutcome(output, error)
 
     def _wait_for_index(self, name: str) -> str:
         """Wait for the search index if `name` needs it and it is being built; the notice

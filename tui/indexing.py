@@ -112,8 +112,11 @@ class IndexAhead:
     builds it itself).
     """
 
-    def __init__(self, docs: DocsContext, err: TextIO, *, label: str) -> None:
-        self.docs, self.err, self.label = docs, err, label
+    def __init__(
+        self, folders: Sequence[tuple[DocsContext, str]], err: TextIO | None = None
+    ) -> None:
+        self.folders = list(folders)  # each doc set's docs, and the label of its progress
+        self.err = err if err is not None else sys.stderr
         self.ready = threading.Event()
         self._started = False
         self._lock = threading.Lock()
@@ -128,10 +131,12 @@ class IndexAhead:
 
     def _build(self) -> None:
         try:
-            build_index(self.docs, self.err, label=self.label)
-        except Exception as exc:  # the server goes on; a search tries again
-            line = f"docsagent: indexing failed: {type(exc).__name__}: {exc}"
-            self.err.write(visible(line) + "\n")
+            for docs, label in self.folders:
+                try:
+                    build_index(docs, self.err, label=label)
+                except Exception as exc:  # the server goes on; a search tries again
+                    line = f"{label}: indexing failed: {type(exc).__name__}: {exc}"
+                    self.err.write(visible(line) + "\n")
         finally:
             self.ready.set()
 

@@ -10,13 +10,26 @@ else printed goes to stderr); logs go to stderr.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent import ConfigError, ServedTools, docs_registry, open_docs
+from agent import (
+    ConfigError,
+    DocSet,
+    DocsSpec,
+    ServedTools,
+    docs_registry,
+    find_version,
+    name_sets,
+    open_docs,
+    parse_docs_spec,
+    title_of,
+)
 from tui.asking import EXIT_OK, EXIT_USAGE, warn
 from tui.options import Options, explain, make_config
 from tui.signals import STOP_SIGNALS
@@ -24,6 +37,7 @@ from tui.terminal import Terminal, visible
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
+
 
 INSTRUCTIONS = (
     "Search and read a local documentation folder. Start with search_docs; read_doc shows "
@@ -33,7 +47,9 @@ SIGNAL_NAMES = {"SIGINT": "interrupted", **STOP_SIGNALS}
 """Signals that stop the server with its trace closed; the exit code is 128 + N."""
 
 
-def run_mcp(options: Options, *, http: int | None = None, host: str = "127.0.0.1") -> int:
+def run_mcp(
+    specs: list[str], options: Options, *, http: int | None = None, host: str = "127.0.0.1"
+) -> int:
     """`docsagent mcp`: serve the docs at once, indexing them meanwhile (progress on
     stderr; a search waits for the index); the exit code."""
     from tui.indexing import IndexAhead
@@ -46,19 +62,58 @@ def run_mcp(options: Options, *, http: int | None = None, host: str = "127.0.0.1
         return EXIT_USAGE
     try:
         config, _ = make_config(options)  # the model is the client's: no notice about ours
-        folder = open_docs(config)
-        docs = os.path.abspath(config.docs.expanduser())
-        ahead = IndexAhead(folder, sys.stderr, label=f"docsagent: index of {docs}")
+        sets = open_sets(specs, options)
+        labels = [f"docsagent: index of {s.label}" for s in sets]
+        ahead = IndexAhead([(s.docs, label) for s, label in zip(sets, labels, strict=True)])
+        docs = sets[0].folder
         served = ServedTools(
-            docs_registry(), [folder], trace_dir=config.trace_dir, docs=docs, indexed=ahead.ready
+            docs_registry(),
+            [sets[0].docs],
+            trace_dir=config.trace_dir,
+            docs=docs,
+            indexed=ahead.ready,
+            sets=sets,
         )
     except ConfigError as exc:
         warn(terminal, f"docsagent: {explain(exc)}")
         return EXIT_USAGE
     where = f"http://{host}:{http}/mcp" if http is not None else "stdio"
-    warn(terminal, f"docsagent: serving {docs} over MCP ({where}); trace: {served.path}")
+    what = docs if len(sets) == 1 else ", ".join(f"{s.label} ({s.folder})" for s in sets)
+    warn(terminal, f"docsagent: serving {what} over MCP ({where}); trace: {served.path}")
     serve(served, http=http, host=host, on_request=ahead.start)
     return EXIT_OK
+
+
+def open_sets(specs: list[str], options: Options) -> list[DocSet]:
+    """The doc sets `--docs` names (the default docs folder when none), opened, each with
+    its name, version and title. Raises ConfigError for a folder or name that will not do."""
+    sets = []
+    read: list[DocsSpec | None] = [parse_docs_spec(s) for s in specs]
+    for spec in read or [None]:
+        path = None if spec is None else spec.path
+        config, _ = make_config(dataclasses.replace(options, docs=path))
+        docs = open_docs(config)
+        folder = os.path.abspath(config.docs.expanduser())
+        name = (spec and spec.name) or Path(folder).name or "docs"
+        version = (spec and spec.version) or find_version(Path(folder))
+        sets.append(DocSet(name, version, title_of(docs, name), folder, docs))
+    return name_sets(sets)
+
+
+def instructions(sets: list[DocSet]) -> str:
+    """What the server tells the client it serves: each set's name, version and title."""
+    if len(sets) == 1:
+        only = sets[0]
+        return (
+            f"Search and read the {only.title} documentation ({only.label}), a local folder. "
+            + INSTRUCTIONS.split(". ", 1)[1]
+        )
+    listed = "; ".join(f"{s.key}: {s.title}, version {s.version or 'unknown'}" for s in sets)
+    return (
+        f"Search and read local documentation in {len(sets)} doc sets ({listed}). "
+        "search_docs looks in every set unless you pass set=; every result names its set "
+        "and version, so say which version you cite. " + INSTRUCTIONS.split(". ", 1)[1]
+    )
 
 
 def build_server(
@@ -94,7 +149,7 @@ def build_server(
     return Server(
         "docsagent",
         version=_version(),
-        instructions=INSTRUCTIONS,
+        instructions=instructions(served.sets) if served.sets else INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

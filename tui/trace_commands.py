@@ -12,7 +12,15 @@ from typing import Annotated
 import typer
 
 from agent import AgentError, TraceError
-from tui.options import Docs, Options, TraceDir, TraceFile, docs_folders_file, explain
+from tui.options import (
+    DocSets,
+    Options,
+    TraceDir,
+    TraceFile,
+    docs_folders_file,
+    docs_specs,
+    explain,
+)
 
 
 def rerun(
@@ -94,7 +102,7 @@ def export(
 
 
 def mcp(
-    docs: Docs = None,
+    docs: DocSets = None,
     trace_dir: TraceDir = None,
     http: Annotated[
         int | None,
@@ -131,11 +139,10 @@ def mcp(
     if config is not None:
         from tui.client_config import print_config
 
-        given = [] if docs is None else [str(docs)]
-        raise typer.Exit(print_config(config, given, trace_dir))
+        raise typer.Exit(print_config(config, docs_specs(docs), trace_dir))
     from tui.mcp_server import run_mcp
 
-    raise typer.Exit(run_mcp(Options(docs=docs, trace_dir=trace_dir), http=http, host=host))
+    raise typer.Exit(run_mcp(docs_specs(docs), Options(trace_dir=trace_dir), http=http, host=host))
 
 
 def index(
