@@ -86,6 +86,7 @@ bench: $(DEV)
 	$(BIN)/python tests/bench/bench_session.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \
 	$(BIN)/python tests/bench/bench_compaction_eval.py || status=1; \
+	$(BIN)/python tests/bench/bench_follow.py || status=1; \
 	$(BIN)/python tests/bench/smoke_mcp_clone.py || status=1; \
 	$(BIN)/python tests/realserver/check.py --if-built || status=1; \
 	exit $$status
