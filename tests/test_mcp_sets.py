@@ -92,6 +92,8 @@ async def test_one_set_is_served_as_before_and_named_in_the_instructions(
     started, tools, (found,) = await run(
         ["--docs", str(new)], tmp_path, [("search_docs", {"query": "default timeout"})]
     )
-    assert started.instructions.startswith("Search and read the Lib documentation (docs 2.0.0)")
+    assert started.instructions.startswith(
+        "Search and read a local documentation folder: Lib (docs 2.0.0). Start with search_docs"
+    )
     assert "set" not in tools[0].input_schema["properties"]
     assert text_of(found).startswith("1 best section for default, timeout:")

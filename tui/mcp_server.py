@@ -43,6 +43,7 @@ INSTRUCTIONS = (
     "Search and read a local documentation folder. Start with search_docs; read_doc shows "
     "numbered lines, so cite what you use as path:start-end."
 )
+TITLE_CHARS = 80  # of a set's title in the instructions (it comes from the docs)
 SIGNAL_NAMES = {"SIGINT": "interrupted", **STOP_SIGNALS}
 """Signals that stop the server with its trace closed; the exit code is 128 + N."""
 
@@ -105,10 +106,12 @@ def instructions(sets: list[DocSet]) -> str:
     if len(sets) == 1:
         only = sets[0]
         return (
-            f"Search and read the {only.title} documentation ({only.label}), a local folder. "
-            + INSTRUCTIONS.split(". ", 1)[1]
+            f"Search and read a local documentation folder: {only.title[:TITLE_CHARS]} "
+            f"({only.label}). " + INSTRUCTIONS.split(". ", 1)[1]
         )
-    listed = "; ".join(f"{s.key}: {s.title}, version {s.version or 'unknown'}" for s in sets)
+    listed = "; ".join(
+        f"{s.key}: {s.title[:TITLE_CHARS]}, version {s.version or 'unknown'}" for s in sets
+    )
     return (
         f"Search and read local documentation in {len(sets)} doc sets ({listed}). "
         "search_docs looks in every set unless you pass set=; every result names its set "
