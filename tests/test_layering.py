@@ -70,6 +70,47 @@ def test_no_module_under_agent_imports_a_ui_library() -> None:
     assert offenders == []
 
 
+LAYERS = ("agent.readers", "agent.search", "agent.tools")
+"""The core's lower layers, lowest first: the readers turn a doc's bytes into lines, search
+indexes those lines, the tools serve both to the model. A layer imports only from itself
+and the layers before it."""
+
+
+def imported_modules(path: Path) -> list[str]:
+    """The modules a source file imports, anywhere in it (deferred imports too)."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+    return names
+
+
+def test_no_module_imports_one_from_a_higher_layer() -> None:
+    offenders = []
+    for rank, layer in enumerate(LAYERS):
+        higher = LAYERS[rank + 1 :]
+        for path in sorted((ROOT / layer.replace(".", "/")).rglob("*.py")):
+            offenders += [
+                f"{path.relative_to(ROOT)}: {name}"
+                for name in imported_modules(path)
+                if any(name == h or name.startswith(f"{h}.") for h in higher)
+            ]
+    assert offenders == []
+
+
+def test_the_readers_import_nothing_else_of_the_core() -> None:
+    """The bottom layer: a reader needs only the standard library and its own package."""
+    offenders = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in sorted((ROOT / "agent" / "readers").rglob("*.py"))
+        for name in imported_modules(path)
+        if name.split(".")[0] == "agent" and not name.startswith("agent.readers")
+    ]
+    assert offenders == []
+
+
 def test_tui_imports_only_the_agent_package_and_its_public_names() -> None:
     import agent
 

@@ -19,26 +19,32 @@ FORMAT_VERSION = 2
 
 READERS = (
     "search/store.py",
-    "search/asciidoc.py",
     "search/sections.py",
     "tools/corpus.py",
-    "tools/formats.py",
-    "tools/html.py",
     "tools/textscan.py",
 )
-"""The modules that decide what an index holds, beside `agent/`: how docs are read (the
-corpus reads a doc's text and splits it into lines where `textscan` says a line breaks),
-split into sections and stored. A change to any of them rebuilds indexes, even one that
-forgot to bump `FORMAT_VERSION`, so that an index never cites lines of an older reading."""
+"""The modules that decide what an index holds, beside `agent/` and every module of
+`agent/readers/`: how docs are read (the corpus reads a doc's text with the readers and
+splits it into lines where `readers/lines.py` says a line breaks), split into sections and
+stored. A change to any of them rebuilds indexes, even one that forgot to bump
+`FORMAT_VERSION`, so that an index never cites lines of an older reading."""
 
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
 
+def reader_sources(package: Path = PACKAGE) -> list[str]:
+    """The `READERS` and the modules of `readers/`, as paths relative to `package`."""
+    with suppress(OSError):
+        readers = sorted(f"readers/{p.name}" for p in (package / "readers").glob("*.py"))
+        return [*READERS, *readers]
+    return list(READERS)
+
+
 def index_version(package: Path = PACKAGE) -> int:
-    """`FORMAT_VERSION` and a checksum of the `READERS`' source, as one positive integer."""
+    """`FORMAT_VERSION` and a checksum of the `reader_sources`, as one positive integer."""
     digest = zlib.crc32(str(FORMAT_VERSION).encode())
-    for name in READERS:
+    for name in reader_sources(package):
         with suppress(OSError):  # installed without its sources: the format version alone
             digest = zlib.crc32((package / name).read_bytes(), digest)
     return digest & 0x7FFFFFFF or FORMAT_VERSION

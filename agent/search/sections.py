@@ -5,7 +5,7 @@ setext (a line under `===` or `---`), outside code fences and front matter;
 reStructuredText titles with an underline (and optional overline), ranked in the order
 their styles first appear; plain text the same, plus a title under a long rule line.
 AsciiDoc in plain text (`== Title`, code between `----` lines) is read as AsciiDoc
-(`agent.search.asciidoc`). Built HTML is read with `#` headings, so it splits as Markdown.
+(`agent.readers.asciidoc`). Built HTML is read with `#` headings, so it splits as Markdown.
 
 A section runs from its heading to the line before the next heading. One longer than
 `MAX_LINES` lines or `MAX_CHARS` characters is cut, at a blank line where there is one,
@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 
-from agent.search.asciidoc import read_titles
-from agent.tools.formats import Style
+from agent.readers.asciidoc import read_titles
+from agent.readers.base import Style
 
 MAX_LINES = 60
 """Lines in a section at most: under `read_doc`'s 80 lines per call, with room to spare."""

@@ -27,9 +27,10 @@ from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 from typing import Protocol
 
+from agent.readers.base import NotText
+from agent.readers.registry import doc_suffix, heading_style
 from agent.search.location import current_version
 from agent.search.sections import Section, split_sections
-from agent.tools.formats import NotText, doc_suffix, heading_style
 
 BUSY_TIMEOUT_S = 3.0
 """How long to wait for another process that is updating the same index (then the index

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agent.events import Event, ToolCallFinished
+from agent.readers.registry import SUFFIX_PATTERN
 from agent.tools.corpus import Corpus, OutsideDocs
 from agent.tools.prose import prose_ranges
 from agent.tools.sandbox import Unreadable
@@ -35,7 +36,7 @@ Intervals = list[tuple[int, int]]
 """Sorted, disjoint, non-adjacent (first, last) line ranges."""
 
 CITATION = re.compile(
-    r"(?<![\w/.-])(?P<path>[\w./-]+\.(?:md|markdown|rst|txt|html?)(?:\.gz)?)"
+    rf"(?<![\w/.-])(?P<path>[\w./-]+\.(?:{SUFFIX_PATTERN})(?:\.gz)?)"
     r"(?:#L|:)(?P<start>\d+)(?:\s*[-–]\s*L?(?P<end>\d+))?"
 )
 

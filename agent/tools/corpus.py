@@ -18,16 +18,12 @@ from pathlib import Path
 
 from agent.defaults import DEFAULT_DOC_CACHE_BYTES, DEFAULT_MAX_DOC_BYTES
 from agent.errors import ConfigError
+from agent.readers.base import NotText
+from agent.readers.lines import normalize_breaks
+from agent.readers.names import BUILD_MARKS, not_a_doc
+from agent.readers.registry import DESCRIPTION, doc_text, heading_style
 from agent.search.sections import first_heading
 from agent.tools.doccache import Doc, DocCache, searchable, valid
-from agent.tools.formats import (
-    BUILD_MARKS,
-    DESCRIPTION,
-    NotText,
-    doc_text,
-    heading_style,
-    not_a_doc,
-)
 from agent.tools.sandbox import (
     FileKey,
     Unreadable,
@@ -38,7 +34,7 @@ from agent.tools.sandbox import (
     read_inside,
     walk,
 )
-from agent.tools.textscan import fold, fold_fully, lines_at, normalize_breaks
+from agent.tools.textscan import fold, fold_fully, lines_at
 
 NOT_DOCS = frozenset({"license", "licence", "copying", "notice"})
 TITLE_LINES = 40  # a title is a heading among a doc's first lines

@@ -1,6 +1,6 @@
 """What search keeps of each doc: its text folded to bytes, in a cache bounded in bytes.
 
-A doc's bytes that are its text as they stand (`formats.bare`: most docs) are folded
+A doc's bytes that are its text as they stand (`registry.bare`: most docs) are folded
 without being decoded (`searchable`), and whether they are valid UTF-8 is left unchecked
 until a keyword needs it. Measured on a first search of 10,000 docs (101 MB), half of
 them not ASCII: decoding those to check them cost about a tenth of the search, and the
@@ -13,7 +13,7 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from agent.tools.formats import bare
+from agent.readers.registry import bare
 from agent.tools.sandbox import FileKey
 from agent.tools.textscan import fold_fully, line_count, lowers_to_ascii
 
@@ -49,7 +49,7 @@ class Doc:
 
 def searchable(data: bytes, name: str, key: FileKey, file: str) -> Doc | None:
     """The Doc of a doc's bytes as read, folded as they stand; None when they must be
-    decoded first (`formats.bare` says no, or they hold letters that lower to ASCII
+    decoded first (`registry.bare` says no, or they hold letters that lower to ASCII
     and are not valid UTF-8)."""
     if not bare(data, name):
         return None

@@ -1,10 +1,10 @@
 """Lines of a doc's text found, counted and cut out without splitting the whole text.
 
 A doc is searched as one buffer: its text lower-cased and encoded as UTF-8 (`fold`), with
-every line break already turned into `\\n` (`normalize_breaks`), so a match inside one
-line of the buffer is a match inside one line of the doc, and a line number is a count of
-`\\n` before it. Lines are split out only around the hits that are shown, so time and
-memory stay bounded by the doc's size, never by the number of matches.
+every line break already turned into `\\n` (`agent.readers.lines.normalize_breaks`), so a
+match inside one line of the buffer is a match inside one line of the doc, and a line
+number is a count of `\\n` before it. Lines are split out only around the hits that are
+shown, so time and memory stay bounded by the doc's size, never by the number of matches.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 
-_BREAKS = re.compile("\r\n|\r")
-_BREAK_CHARS = "\r"
-"""Line breaks as an editor numbers lines: `\n`, `\r\n` and `\r`; a form feed or U+2028
-stays inside its line, so a citation's line numbers are the ones `vim` or `less` shows."""
+from agent.readers.lines import BREAK_CHARS
+
 _SPARSE = 8  # lines skipped one by one before whole windows of lines are counted
 CHUNK = 1 << 20  # bytes of whole lines counted at once
 MARK_FROM = 1 << 16  # a chunk this large and dense with matches is counted by marking
@@ -26,14 +24,9 @@ FOUND_ONE_BY_ONE = 8  # lines of a doc found by `bytes.find` before the regex co
 _KEEP_ONLY = {m: bytes(b for b in range(256) if b not in (m[0], 10)) for m in _MARKERS}
 
 
-def normalize_breaks(text: str) -> str:
-    """`text` with every line break (`\r\n` or `\r`) turned into `\n`."""
-    return _BREAKS.sub("\n", text) if "\r" in text else text
-
-
 def has_break(text: str) -> bool:
     """Whether `text` holds a line break (a keyword that does can match no line)."""
-    return "\n" in text or any(ch in text for ch in _BREAK_CHARS)
+    return "\n" in text or any(ch in text for ch in BREAK_CHARS)
 
 
 def fold(text: str) -> tuple[bytes, bool]:

@@ -12,15 +12,15 @@ import gzip
 import pytest
 
 from agent.events import ToolCallFinished
-from agent.search.asciidoc import asciidoc_titles
+from agent.readers.asciidoc import asciidoc_titles
+from agent.readers.html import html_lines
+from agent.readers.unzip import gunzip
 from agent.search.examples import as_question
 from agent.search.query import query_terms
 from agent.search.rank import changelog_weight
 from agent.search.sections import split_sections
 from agent.tools.arguments import parse_arguments
 from agent.tools.citations import lines_read, quotes
-from agent.tools.formats import gunzip
-from agent.tools.html import html_lines
 from agent.tools.schema import ArgumentError
 from tests.hostile_support import finishes
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
+from agent.readers.registry import doc_lines, heading_style
 from agent.search.sections import split_sections
-from agent.tools.formats import doc_lines, heading_style
 
 SPHINX = """\
 <!DOCTYPE html>

@@ -13,20 +13,20 @@ from pathlib import Path
 
 import pytest
 
+from agent.readers.html import html_lines
+from agent.readers.lines import normalize_breaks
+from agent.readers.registry import doc_text
 from agent.search import Changes, DocsIndex, Hit, store
 from agent.search.location import (
     FORMAT_VERSION,
     KEPT_INDEX_FILES,
-    READERS,
     current_version,
     index_file,
     index_version,
+    reader_sources,
 )
 from agent.search.sections import split_sections
 from agent.tools.corpus import Corpus
-from agent.tools.formats import doc_text
-from agent.tools.html import html_lines
-from agent.tools.textscan import normalize_breaks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -219,14 +219,16 @@ def test_an_index_of_another_format_version_is_rebuilt(docs: Path, tmp_path: Pat
 
 def test_a_change_to_how_docs_are_read_makes_a_new_index_version(tmp_path: Path) -> None:
     agent = Path(__file__).resolve().parents[2] / "agent"
-    for name in READERS:
+    for name in reader_sources():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes((agent / name).read_bytes())
     assert index_version(tmp_path) == current_version() > FORMAT_VERSION
-    html = tmp_path / "tools" / "html.py"
+    html = tmp_path / "readers" / "html.py"
     html.write_text(html.read_text() + "\n# reads <aside> now\n")
     assert index_version(tmp_path) != current_version()  # so every index is rebuilt
-    for name in READERS:
+    (tmp_path / "readers" / "epub.py").write_text("# a new format\n")
+    assert index_version(tmp_path) != current_version()  # a new reader counts too
+    for name in reader_sources(tmp_path):
         (tmp_path / name).unlink()
     assert index_version(tmp_path) not in (0, current_version())  # no sources: the format alone
 
@@ -242,7 +244,7 @@ def test_every_module_the_index_reads_docs_with_counts_in_its_version() -> None:
         store.update,
     ]
     modules = {Path(inspect.getfile(f)).resolve().relative_to(ROOT / "agent") for f in reading}
-    assert {m.as_posix() for m in modules} <= set(READERS)
+    assert {m.as_posix() for m in modules} <= set(reader_sources())
 
 
 OTHER_VERSION = """\
@@ -257,7 +259,7 @@ print(DocsIndex(Corpus.open(Path(sys.argv[1])), cache_dir=Path(sys.argv[2])).pre
 def test_two_versions_of_docsagent_keep_their_own_index_files(docs: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"  # a checkout that reads HTML differently, beside this one
     shutil.copytree(ROOT / "agent", other / "agent", ignore=shutil.ignore_patterns("__pycache__"))
-    html = other / "agent" / "tools" / "html.py"
+    html = other / "agent" / "readers" / "html.py"
     html.write_text(html.read_text() + "\n# reads <aside> now\n")
     cache = tmp_path / "cache"
 

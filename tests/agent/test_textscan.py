@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.readers.lines import normalize_breaks
 from agent.tools.corpus import Corpus
 from agent.tools.doccache import searchable
 from agent.tools.docs import DocsContext, docs_registry
@@ -19,7 +20,6 @@ from agent.tools.textscan import (
     line_count,
     line_pattern,
     lines_at,
-    normalize_breaks,
     rarest,
 )
 

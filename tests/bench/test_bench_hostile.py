@@ -21,15 +21,15 @@ from typing import Any
 import pytest
 
 from agent.events import TextDelta, ToolCallFinished
-from agent.search.asciidoc import asciidoc_titles
+from agent.readers.asciidoc import asciidoc_titles
+from agent.readers.html import html_lines
+from agent.readers.unzip import gunzip
 from agent.search.examples import as_question
 from agent.search.query import query_terms
 from agent.search.rank import changelog_weight
 from agent.search.sections import split_sections
 from agent.tools.arguments import parse_arguments
 from agent.tools.citations import lines_read, quotes
-from agent.tools.formats import gunzip
-from agent.tools.html import html_lines
 from agent.tools.schema import ArgumentError
 
 LINEAR = 2.6

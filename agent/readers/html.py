@@ -14,7 +14,9 @@ import textwrap
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from agent.tools.html_tokens import RAW_TEXT, feed
+from agent.readers.base import NotText
+from agent.readers.decoding import decode, is_binary
+from agent.readers.html_tokens import RAW_TEXT, feed
 
 WIDTH = 100
 """Prose is wrapped at this width, so a line number points at a few words, as in a source."""
@@ -97,6 +99,13 @@ _ONLY_MARK = re.compile(rf"\s*(?:{_MARKS})\s*</a\s*>", re.I)
 `anchor-link` "¶", the Apache manual's `permalink`, or any link to a place in its own page
 that shows only "§" or "¶"): the link and the mark are dropped."""
 _LINK_END = re.compile(r"</a\s*>", re.I)
+
+
+def read(data: bytes) -> str:
+    """A page's text lines, its bytes decoded by a BOM, its declared charset, else UTF-8."""
+    if is_binary(data):
+        raise NotText("binary")
+    return "\n".join(html_lines(decode(data, html=True)))
 
 
 def html_lines(page: str) -> list[str]:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import time
 
-from agent.search.asciidoc import asciidoc_titles, is_asciidoc
+from agent.readers.asciidoc import asciidoc_titles, is_asciidoc
 
 
 def test_asciidoc_is_known_by_its_own_marks() -> None:
