@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from agent.loop import Agent
 
 FORMAT = "docsagent-trace"
-VERSION = 1
+VERSION = 2
+"""2: a served session's normal end is `disconnected` (1 said `ended`; both are read)."""
 
 
 def _encode(value: Any) -> Any:

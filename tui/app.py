@@ -216,11 +216,19 @@ def replay_app(
     step: bool = False,
     settings: Path | None = None,
     follow: TraceTail | None = None,
+    sessions: Path | None = None,
 ) -> DocsAgentApp:
-    """The app on the replay screen for `trace` (following it as it grows, with `follow`)."""
+    """The app on the replay screen for `trace` (following it as it grows, with `follow`;
+    moving to each newer `docsagent mcp` session in the `sessions` folder)."""
     return DocsAgentApp(
         lambda: ReplayScreen(
-            trace, path=path, speed=speed, instant=instant, step=step, follow=follow
+            trace,
+            path=path,
+            speed=speed,
+            instant=instant,
+            step=step,
+            follow=follow,
+            sessions=sessions,
         ),
         settings=settings,
     )
@@ -281,9 +289,18 @@ def run_replay(
     step: bool = False,
     settings: Path | None = None,
     follow: TraceTail | None = None,
+    sessions: Path | None = None,
 ) -> int:
-    """Replay `trace` (read from `path`) in the TUI; with `follow`, show it as it grows."""
+    """Replay `trace` (read from `path`) in the TUI; with `follow`, show it as it grows (and
+    move on to newer sessions in `sessions`)."""
     app = replay_app(
-        trace, path=path, speed=speed, instant=instant, step=step, settings=settings, follow=follow
+        trace,
+        path=path,
+        speed=speed,
+        instant=instant,
+        step=step,
+        settings=settings,
+        follow=follow,
+        sessions=sessions,
     )
     return _ended(app.run_until_stopped())
