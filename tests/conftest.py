@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,12 +30,14 @@ PROGRAM_ENV = [
     "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME",
 ]  # fmt: skip
 """Every variable agent/ and tui/ read (tests/test_environment.py derives it from the code)."""
+PROGRAM_PREFIXES = ("DOCSAGENT_", "LLM_", "OPENAI_")
+"""Variables of these names are cleared too: the openai SDK reads its own (OPENAI_LOG)."""
 
 
 @pytest.fixture(autouse=True)
 def environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test sees the developer's settings; the XDG folders are the test's own."""
-    for name in PROGRAM_ENV:
+    for name in [*PROGRAM_ENV, *(n for n in os.environ if n.startswith(PROGRAM_PREFIXES))]:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config-home"))
