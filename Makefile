@@ -77,8 +77,6 @@ docs: $(DEV)
 # It installs nothing on the system unless BENCH_INSTALL=1 (Debian's doc packages for the
 # eval sets, rg, chromium): without it, a bench that lacks one says which and how to get it.
 export BENCH_INSTALL
-EVAL_INSTALL := $(if $(filter 1,$(BENCH_INSTALL)),,--no-install)
-COMPACTION_INSTALL := $(if $(filter 1,$(BENCH_INSTALL)),--install,)
 bench: $(DEV)
 	@status=0; \
 	$(BIN)/python -m pytest tests/bench -q -s -rs -p no:cacheprovider -o addopts="" || status=1; \
@@ -88,8 +86,9 @@ bench: $(DEV)
 	$(BIN)/python tests/bench/bench_quit.py || status=1; \
 	$(BIN)/python tests/bench/bench_first_frame.py || status=1; \
 	$(BIN)/python tests/bench/bench_session.py || status=1; \
-	$(BIN)/python tests/bench/bench_eval.py $(EVAL_INSTALL) || status=1; \
-	$(BIN)/python tests/bench/bench_compaction_eval.py $(COMPACTION_INSTALL) || status=1; \
+	$(BIN)/python tests/bench/bench_eval.py || status=1; \
+	$(BIN)/python tests/bench/bench_quality.py || status=1; \
+	$(BIN)/python tests/bench/bench_compaction_eval.py || status=1; \
 	$(BIN)/python tests/realserver/check.py --if-built || status=1; \
 	exit $$status
 

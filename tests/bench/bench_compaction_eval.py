@@ -21,6 +21,7 @@ trace and the citation checks intact, not a hosted model's judgement.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -152,14 +153,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="+", default=BENCH_SETS, help="the question sets")
     options = parser.parse_args(argv)
     sets = tuple(options.sets)
-    found = locate(sets, install=options.install)
+    install = options.install or os.environ.get("BENCH_INSTALL") == "1"
+    found = locate(sets, install=install)  # system packages only when asked
     print("compaction on the eval sets (offline model): answers and citations vs without")
     total = alike = 0
     for name in sets:
         if name not in found:
-            print(
-                f"{name}: skipped: docs not found (tests/eval/fetch_docs.sh {name}, or --install)"
-            )
+            print(f"{name}: skipped: docs not found (BENCH_INSTALL=1 installs them)")
             continue
         questions = load_questions(question_file(name))
         config = Config(docs=found[name], model="offline")
