@@ -29,6 +29,8 @@ class Format:
     style: Style
     module: str
     """The reader's module in `agent.readers`, imported on first use."""
+    paged: bool = False
+    """Whether its text marks where each page starts (`agent.readers.pages`)."""
 
 
 FORMATS = (
@@ -36,6 +38,7 @@ FORMATS = (
     Format((".rst",), "rst", "plain"),
     Format((".txt",), "text", "plain"),
     Format((".html", ".htm"), "markdown", "html"),
+    Format((".pdf",), "markdown", "pdf", paged=True),
 )
 """Every format read, in the order messages name them."""
 
@@ -60,6 +63,12 @@ def doc_format(name: str) -> Format | None:
     """The format of a doc named `name` (path or file name), or None if it is not a doc."""
     suffix = doc_suffix(name)
     return BY_SUFFIX[suffix] if suffix is not None else None
+
+
+def is_paged(name: str) -> bool:
+    """Whether a doc named `name` is read with page marks (a PDF), so citations name pages."""
+    found = doc_format(name)
+    return found is not None and found.paged
 
 
 def heading_style(name: str) -> Style:

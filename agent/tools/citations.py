@@ -35,7 +35,7 @@ Intervals = list[tuple[int, int]]
 """Sorted, disjoint, non-adjacent (first, last) line ranges."""
 
 CITATION = re.compile(
-    r"(?<![\w/.-])(?P<path>[\w./-]+\.(?:md|markdown|rst|txt|html?)(?:\.gz)?)"
+    r"(?<![\w/.-])(?P<path>[\w./-]+\.(?:md|markdown|rst|txt|html?|pdf)(?:\.gz)?)"
     r"(?:#L|:)(?P<start>\d+)(?:\s*[-–]\s*L?(?P<end>\d+))?"
 )
 
