@@ -24,8 +24,9 @@ def page_mark(label: str) -> str:
 
 def clean_label(label: str, number: int) -> str:
     """A page's label as a mark can hold it: one short line, no brackets or dashes that
-    would make a mark or a span ambiguous; the page's number when nothing is left."""
-    kept = "".join(c if c.isprintable() and c not in "[]–" else " " for c in label[:MAX_LABEL])
+    would make a mark, a span or a tool's `(p. iv)` ambiguous; the page's number when
+    nothing is left."""
+    kept = "".join(c if c.isprintable() and c not in "[]()–" else " " for c in label[:MAX_LABEL])
     return " ".join(kept.split()) or str(number)
 
 

@@ -109,7 +109,7 @@ def test_misspelled_file_points_at_list_docs(ctx: DocsContext) -> None:
         ("escape.md", "is outside the docs folder"),
         (
             "LICENSE.md",
-            "is not a doc (docs are .md, .markdown, .rst, .txt, .html or .htm files "
+            "is not a doc (docs are .md, .markdown, .rst, .txt, .html, .htm or .pdf files "
             "(gzipped or not))",
         ),
     ],
