@@ -39,11 +39,13 @@ def pdf_bytes(
     encrypt: bool = False,
     compress: bool = False,
     raw_content: dict[int, bytes] | None = None,
+    flate_content: dict[int, bytes] | None = None,
 ) -> bytes:
     """A PDF of `pages`, each a list of text lines (None: a page with only a drawn box).
 
     `labels`: PageLabels entries, page index -> a style spec like "/S /r" or "/P (A-) /S /D".
     `raw_content`: a page index's content stream given as it stands (compressed if asked).
+    `flate_content`: a page index's content stream, already compressed (see `bomb`).
     """
     objects: list[bytes] = []
 
@@ -69,6 +71,8 @@ def pdf_bytes(
         extra = b""
         if compress:
             stream, extra = zlib.compress(stream, 9), b" /Filter /FlateDecode"
+        if flate_content and n in flate_content:
+            stream, extra = flate_content[n], b" /Filter /FlateDecode"
         content = add(
             b"<< /Length %d%s >>\nstream\n" % (len(stream), extra) + stream + b"\nendstream"
         )
@@ -139,3 +143,15 @@ def pdf_bytes(
         xref,
     )
     return bytes(out)
+
+
+def bomb(size: int) -> bytes:
+    """A page's content stream, compressed, that inflates to `size` bytes (a line of text,
+    then spaces), made a piece at a time: the inflated stream is never held."""
+    packer = zlib.compressobj(9)
+    out = [packer.compress(b"BT /F1 11 Tf 56 780 Td (hi) Tj ET\n")]
+    piece = b" " * (1 << 24)
+    for _ in range(size >> 24):
+        out.append(packer.compress(piece))
+    out.append(packer.flush())
+    return b"".join(out)

@@ -9,7 +9,7 @@ from agent.readers.base import NotText
 from agent.readers.pages import Pages, pages_in
 from agent.readers.pdf import Limits
 from agent.readers.registry import doc_lines, is_paged
-from tests.pdf_support import Bookmark, pdf_bytes
+from tests.pdf_support import Bookmark, bomb, pdf_bytes
 
 INTRO = ["1 Introduction", "docsagent answers questions from your docs."]
 INSTALL = ["2 Installing", "Run make install.", "2.1 Offline", "No network is needed."]
@@ -93,8 +93,7 @@ def test_a_pdf_of_more_pages_or_text_than_the_bounds_is_too_big() -> None:
 
 
 def test_a_decompression_bomb_ends_the_child_not_the_program() -> None:
-    bomb = b"BT /F1 11 Tf 56 780 Td (hi) Tj ET\n" + b" " * (400 << 20)
-    data = pdf_bytes([INTRO], raw_content={0: bomb}, compress=True)
+    data = pdf_bytes([INTRO], flate_content={0: bomb(400 << 20)})
     assert len(data) < 1 << 20  # inflating to 400 MB, past the 256 MB given
     with pytest.raises(NotText, match="too big: more than 256 MB to read"):
         pdf.read(data, Limits(memory=256 << 20))
