@@ -8,6 +8,9 @@
 - the index of a folder holding that PDF is built in at most 15 ms of CPU a page, and a
   later run (a new corpus over the same index file) reads the PDF's lines from the index
   without reading the PDF again (no child runs) in at most a tenth of the CPU a reading takes;
+- a real manual, Debian's debmake-doc PDF (143 pages; downloaded and unpacked into the
+  eval cache, never installed), answered offline with a valid citation the run read,
+  showing its printed page label (`p. 1–ii`: its front matter is numbered in roman);
 - memory: this process's peak while reading and indexing is at most 8x the PDF's text
   (plus 16 MB), and a decompression bomb (a 600 KB PDF whose page inflates to 2 GB) is
   named too big within 20 s, its child ended at 1 GB.
@@ -15,21 +18,27 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from agent.readers import pdf
 from agent.readers.base import NotText
 from agent.search import DocsIndex
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, read_doc
+from tests.cli_support import ask
 from tests.pdf_support import Bookmark, bomb, pdf_bytes
 
 PAGES = 400
@@ -171,6 +180,46 @@ def test_a_decompression_bomb_is_named_within_bounds() -> None:
         f"{pdf.LIMITS.memory >> 20} MB)"
     )
     assert reason.startswith("too big") and seconds <= BOMB_SECONDS
+
+
+PACKAGE = "debmake-doc"
+MANUAL = "usr/share/doc/debmake-doc/debmake-doc.en.pdf"
+QUESTION = "Which earlier documents was this guide made from?"
+
+
+def debian_manual() -> Path | None:
+    """Debian's debmake-doc PDF, unpacked into the eval cache (as tests/eval/fetch_docs.sh
+    unpacks a package: apt-get download and dpkg-deb -x, nothing installed)."""
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    cache = Path(os.environ.get("DOCSAGENT_EVAL_CACHE") or home / "docsagent-eval") / PACKAGE
+    if not (cache / MANUAL).is_file() and shutil.which("apt-get") and shutil.which("dpkg-deb"):
+        with tempfile.TemporaryDirectory() as work:
+            subprocess.run(["apt-get", "download", "-qq", PACKAGE], cwd=work, capture_output=True)
+            for deb in Path(work).glob(f"{PACKAGE}_*.deb"):
+                subprocess.run(["dpkg-deb", "-x", str(deb), str(cache)], capture_output=True)
+    return cache / MANUAL if (cache / MANUAL).is_file() else None
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_a_debian_pdf_manual_is_answered_offline_citing_its_page_labels(tmp_path: Path) -> None:
+    found = debian_manual()
+    if found is None:
+        pytest.skip(f"no {PACKAGE} here, and it could not be downloaded")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(found, docs / "debmake-doc.en.pdf")
+    code, out, err = ask(QUESTION, "--docs", str(docs), "--model", "offline", "--json")
+    cited = json.loads(out)["citations"] if code == 0 else []
+    first = cited[0] if cited else {}
+    code, answer, _ = ask(QUESTION, "--docs", str(docs), "--model", "offline")
+    source = next((line for line in answer.splitlines() if line.startswith("Source:")), "")
+    print(
+        f"\ndebmake-doc's PDF, offline: {QUESTION!r} -> {source or err.strip()[-200:]} "
+        "(target: a valid citation the run read, naming a roman page label)"
+    )
+    assert first.get("valid") and first.get("read")
+    assert any(part.strip("ivx") == "" for part in str(first.get("page")).split("–"))
+    assert source.endswith(f"({'p. ' + first['page']})")
 
 
 if __name__ == "__main__":  # pragma: no cover
