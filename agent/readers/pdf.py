@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agent.readers.base import NotText
@@ -48,6 +50,17 @@ class Limits:
 
 LIMITS = Limits()
 
+HOME = str(Path(__file__).resolve().parents[2])
+"""The folder this docsagent's `agent` package is in."""
+
+CHILD = f"import sys; sys.path.insert(0, {HOME!r}); from agent.readers.pdfium import main; main()"
+"""What the child runs: this docsagent's worker, never a module of the same name in the
+folder docsagent was started from (`python -m` would look there first)."""
+
+OUT_OF_MEMORY = {signal.SIGABRT, getattr(signal, "SIGKILL", signal.SIGABRT)}
+"""How the child ends when it runs out of memory: PDFium aborts when an allocation fails
+(measured on a bomb), and a system out of memory kills."""
+
 HEADING_CHARS = 200  # a longer line is never taken for a bookmark's title
 _NUMBERING = re.compile(
     r"(?:(?:chapter|appendix|part|section)\s+)?(?:\d{1,3}|[a-z])(?:\.\d{1,3})*\.?\s+"
@@ -67,7 +80,7 @@ def read(data: bytes, limits: Limits = LIMITS) -> str:
 def extract(data: bytes, limits: Limits = LIMITS) -> dict[str, Any]:
     """The child's findings for a PDF's bytes (`agent.readers.pdfium`); NotText on an error."""
     bounds = (limits.memory, limits.cpu_seconds, limits.pages, limits.chars, limits.marks)
-    command = [sys.executable, "-m", "agent.readers.pdfium", *map(str, (*bounds, limits.depth))]
+    command = [sys.executable, "-c", CHILD, *map(str, (*bounds, limits.depth))]
     try:
         done = subprocess.run(
             command,
@@ -76,7 +89,7 @@ def extract(data: bytes, limits: Limits = LIMITS) -> dict[str, Any]:
             timeout=2 * limits.cpu_seconds,
         )
     except subprocess.TimeoutExpired:
-        raise NotText(f"too slow: more than {2 * limits.cpu_seconds} s to read") from None
+        raise NotText(f"too slow: more than {limits.cpu_seconds} s to read") from None
     if done.returncode != 0:
         raise NotText(_ended(done.returncode, done.stderr, limits))
     try:
@@ -90,12 +103,15 @@ def extract(data: bytes, limits: Limits = LIMITS) -> dict[str, Any]:
 
 def _ended(code: int, stderr: bytes, limits: Limits) -> str:
     """Why the child ended without an answer, in a skip note's words."""
-    if b"MemoryError" in stderr or code in (-6, -9, -11):  # out of memory: malloc failed
+    if b"MemoryError" in stderr or -code in OUT_OF_MEMORY:
         return f"too big: more than {limits.memory >> 20:,} MB to read"
-    if code in (-24, -10) or b"CPU" in stderr:  # SIGXCPU
+    if -code == getattr(signal, "SIGXCPU", None):
         return f"too slow: more than {limits.cpu_seconds} s to read"
-    if b"No module named" in stderr:
+    if b"No module named 'pypdfium2'" in stderr:
         return "PDF needs pypdfium2: pip install pypdfium2"
+    last = stderr.decode("utf-8", "replace").strip().rpartition("\n")[2]
+    if code > 0 and last:  # an error of the reader's own, not of the PDF
+        return f"the PDF reader failed: {' '.join(last.split())[:120]}"
     return "damaged: not a PDF that can be read"
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agent.readers import pdf
@@ -118,3 +120,17 @@ def test_a_deep_or_long_outline_is_read_to_its_bounds() -> None:
 def test_only_pdfs_are_paged() -> None:
     assert is_paged("manual.pdf") and is_paged("docs/Manual.PDF.gz")
     assert not is_paged("guide.md") and not is_paged("page.html")
+
+
+def test_the_child_runs_this_docsagents_reader_wherever_it_was_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "agent").mkdir()  # a folder of the same name where docsagent runs
+    (tmp_path / "agent" / "__init__.py").write_text("raise SystemExit('not ours')\n")
+    monkeypatch.chdir(tmp_path)
+    assert doc_lines(pdf_bytes([INTRO]), "guide.pdf") == ["[p. 1]", *INTRO]
+
+
+def test_a_pdf_that_takes_too_long_is_named_too_slow() -> None:
+    with pytest.raises(NotText, match=r"too slow: more than 1 s to read"):
+        pdf.read(pdf_bytes([INTRO * 20] * 4000), Limits(cpu_seconds=1))
