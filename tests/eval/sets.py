@@ -5,7 +5,12 @@ Shared by the question-set tests and `tests/bench/bench_eval.py`.
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 import subprocess
+import sys
+import tarfile
+import tempfile
 from pathlib import Path
 
 from agent import Corpus, Question, evidence_problems
@@ -25,6 +30,17 @@ HELDOUT_SETS = (
     "node",
     "jinja",
 )
+FRESH_SETS = ("configobj", "controlflow", "werkzeug", "sqlalchemy")
+"""The blind sets of 2026-12-07 (tests/eval/blind/), written from reading the docs alone
+and committed with their hashes (`blind/HASHES`) before any rule they judge was: a small
+folder (configobj's 3 HTML pages), an MDX site with front matter (ControlFlow's Mintlify
+docs), a Sphinx reStructuredText source (Werkzeug's docs/) and a big HTML manual
+(SQLAlchemy 1.4's, 164 pages). Every other set is now a development set. They are run only
+to report; a rule changed because of one makes it a development set."""
+DEVELOPMENT_SETS = BENCH_SETS + HELDOUT_SETS
+"""Every set written before 2026-12-07: tuned on, so they show regressions, not how
+docsagent does on docs nobody tuned it for."""
+BLIND = HERE / "blind"
 BLIND_SETS = HELDOUT_SETS + ("postgres", "sphinx")
 """The sets written blind, from reading the docs alone: the held-out sets, and the two bench
 sets whose first run measured questions nobody had tuned for."""
@@ -83,9 +99,63 @@ def chosen(picked: list[str] | None, *, heldout: bool, blind: bool = False) -> t
 
 
 def question_file(name: str) -> Path:
-    """The JSONL file of a set (held-out sets live in `heldout/`)."""
-    folder = HERE / "heldout" if name in HELDOUT_SETS else HERE
+    """The JSONL file of a set (held-out sets live in `heldout/`, the fresh blind ones in
+    `blind/`)."""
+    folder = HERE / "heldout" if name in HELDOUT_SETS else BLIND if name in FRESH_SETS else HERE
     return folder / f"{name}.jsonl"
+
+
+def hashes() -> dict[str, str]:
+    """The fresh blind sets' SHA-256 as committed (`blind/HASHES`), by file name."""
+    lines = (BLIND / "HASHES").read_text().splitlines()
+    return {name: digest for digest, name in (line.split() for line in lines if line.strip())}
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def source(name: str) -> dict[str, str]:
+    """Where a fresh blind set's docs come from (`blind/NAME.source`: kind, package, version,
+    folder, ...)."""
+    text = (BLIND / f"{name}.source").read_text()
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def fetch_fresh(name: str, cache: Path, *, download: bool) -> Path | None:
+    """A fresh blind set's docs folder, unpacked under `cache` (downloaded from its package
+    registry when missing and `download`: an sdist, an npm tarball or a Debian package,
+    unpacked, never installed); None when it is not there."""
+    where = source(name)
+    root = cache / name
+    folder = root / where["folder"]
+    if (root / ".complete").exists():
+        return folder
+    if not download:
+        return None
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as work:
+        kind, package, version = where["kind"], where["package"], where["version"]
+        if kind == "deb":
+            command = ["apt-get", "download", "-qq", f"{package}={version}"]
+        elif kind == "pypi":
+            command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+            command += ["--no-binary", ":all:", f"{package}=={version}", "-d", work]
+        else:
+            command = ["npm", "pack", "--silent", f"{package}@{version}"]
+        if subprocess.run(command, cwd=work, capture_output=True).returncode != 0:
+            return None
+        for got in Path(work).iterdir():
+            if got.suffix == ".deb":
+                subprocess.run(["dpkg-deb", "-x", str(got), str(root)], check=True)
+            elif got.name.endswith((".tar.gz", ".tgz")):
+                with tarfile.open(got) as archive:
+                    archive.extractall(root, filter="data")
+    if not folder.is_dir():
+        return None
+    (root / ".complete").touch()
+    return folder
 
 
 def locate(names: tuple[str, ...], *, install: bool) -> dict[str, Path]:

@@ -11,13 +11,17 @@ from tests.eval.sets import (
     BENCH_SETS,
     BLIND_SETS,
     FIRST_HITS,
+    FRESH_SETS,
     HELDOUT_SETS,
     HERE,
     WRITTEN_FOR,
     chosen,
+    digest,
     drift,
+    hashes,
     locate,
     question_file,
+    source,
 )
 
 ALL_SETS = BENCH_SETS + HELDOUT_SETS
@@ -104,3 +108,19 @@ def test_a_held_out_set_is_never_picked_without_heldout() -> None:
         chosen(["apache"], heldout=False)
     with pytest.raises(ValueError, match="not a held-out set: vim"):
         chosen(["vim"], heldout=True)
+
+
+@pytest.mark.parametrize("name", FRESH_SETS)
+def test_a_fresh_blind_set_is_unchanged_since_it_was_committed(name: str) -> None:
+    """Its hash is the one committed with it, before the rules it judges: a question edited
+    after a run would no longer measure docs nobody tuned for."""
+    assert digest(question_file(name)) == hashes()[f"{name}.jsonl"]
+
+
+@pytest.mark.parametrize("name", FRESH_SETS)
+def test_a_fresh_blind_set_has_25_answerable_and_5_unanswerable_questions(name: str) -> None:
+    questions = load_questions(question_file(name))
+    answerable = [q for q in questions if q.answerable]
+    assert all(q.evidence and q.must_mention for q in answerable)
+    assert len(answerable) >= 25 and len(questions) - len(answerable) >= 5
+    assert {"kind", "package", "version", "folder"} <= set(source(name))
