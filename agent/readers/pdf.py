@@ -93,7 +93,7 @@ def extract(data: bytes, limits: Limits = LIMITS) -> dict[str, Any]:
     if done.returncode != 0:
         raise NotText(_ended(done.returncode, done.stderr, limits))
     try:
-        found = json.loads(done.stdout)
+        found = json.loads(done.stdout.decode("utf-8", "replace"))
     except ValueError:
         raise NotText("damaged: not a PDF that can be read") from None
     if not isinstance(found, dict) or "error" in found:

@@ -91,7 +91,8 @@ def main() -> None:
         )
     except MemoryError:
         found = {"error": f"too big: more than {memory >> 20:,} MB to read"}
-    sys.stdout.write(json.dumps(found))  # ASCII: whatever the locale's encoding
+    # UTF-8 whatever the locale's: at most 4 bytes a character (escaped ASCII took up to 6)
+    sys.stdout.buffer.write(json.dumps(found, ensure_ascii=False).encode("utf-8", "replace"))
 
 
 if __name__ == "__main__":

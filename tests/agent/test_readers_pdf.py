@@ -134,3 +134,8 @@ def test_the_child_runs_this_docsagents_reader_wherever_it_was_started(
 def test_a_pdf_that_takes_too_long_is_named_too_slow() -> None:
     with pytest.raises(NotText, match=r"too slow: more than 1 s to read"):
         pdf.read(pdf_bytes([INTRO * 20] * 4000), Limits(cpu_seconds=1))
+
+
+def test_text_beyond_ascii_comes_through_whole() -> None:
+    page = ["Café naïve — ½ of the 20 € fee"]
+    assert doc_lines(pdf_bytes([page]), "guide.pdf") == ["[p. 1]", *page]
