@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,13 @@ def test_a_pdf_that_takes_too_long_is_named_too_slow() -> None:
 def test_text_beyond_ascii_comes_through_whole() -> None:
     page = ["Café naïve — ½ of the 20 € fee"]
     assert doc_lines(pdf_bytes([page]), "guide.pdf") == ["[p. 1]", *page]
+
+
+def test_an_outline_that_loops_back_is_read_once() -> None:
+    data = pdf_bytes([["Alpha"], ["Beta"]], outline=[Bookmark("Alpha", 0), Bookmark("Beta", 1)])
+    beta = re.search(
+        rb"/Title \(Beta\) /Parent \d+ 0 R /Dest \[\d+ 0 R /Fit\] /Prev (\d+) 0 R", data
+    )
+    assert beta is not None
+    looped = data.replace(beta[0], beta[0] + b" /Next " + beta[1] + b" 0 R", 1)  # Beta -> Alpha
+    assert pdf.read(looped).split("\n") == ["[p. 1]", "# Alpha", "[p. 2]", "# Beta"]
