@@ -99,3 +99,10 @@ def test_the_trace_names_the_docs_folder_without_dot_dot(docs: Path) -> None:
     code, out, _ = ask("How do I replay a run?", "--docs", str(roundabout), "--json")
     assert code == 0
     assert read_trace(Path(json.loads(out)["trace"])).header["docs"] == str(docs)
+
+
+def test_ask_says_which_docs_the_index_could_not_read(docs: Path) -> None:
+    (docs / "scan.md").write_bytes(b"\x89PNG\0\0")
+    code, _, err = ask("How do I replay a run?", "--docs", str(docs))
+    assert code == 0
+    assert "docsagent: skipped scan.md: binary" in err.splitlines()

@@ -22,6 +22,7 @@ def test_the_wheel_carries_the_manual_samples_and_styles(tmp_path: Path) -> None
     assert len(pages) >= 8
     assert pages <= names
     assert "docsagent_data/samples/script.json" in names
+    assert "docsagent_data/english/words.txt" in names  # the offline model's plain English
     styles = {f"tui/{p.relative_to(ROOT / 'tui').as_posix()}" for p in ROOT.glob("tui/**/*.tcss")}
     assert styles <= names
     assert any(n.endswith("entry_points.txt") for n in names)

@@ -49,8 +49,9 @@ def prepare_index(docs: DocsContext, terminal: Terminal) -> None:
         raise fail(f"{what} while indexing the docs", code) from None
     finally:
         progress.close()
-    if report.notice:
-        terminal.warn(f"docsagent: {report.notice}")
+    for line in (report.notice, report.skipped_line):
+        if line:
+            terminal.warn(f"docsagent: {line}")
 
 
 def run_question(session: Any, question: str, terminal: Terminal, seen: list[Event]) -> RunFinished:

@@ -29,6 +29,7 @@ from agent.models.policy import (
     by_paragraphs,
     intro_last,
     judge,
+    together,
     weigh,
     with_opening,
 )
@@ -110,6 +111,8 @@ class OfflineModel:
         found = index.search(query, limit=SEARCH_LIMIT)
         found = by_paragraphs(found, index.bodies(found), terms)
         verdict = judge(terms, found)
+        if not verdict.hits:  # where every word it asks about meets, the docs answer
+            verdict = Verdict(hits=together(terms, index), reason=verdict.reason)
         if not verdict.hits:
             return _decline(question, query, verdict)
         rare = verdict.rare
@@ -151,7 +154,11 @@ class OfflineModel:
         ]
         if others:
             parts.append("See also: " + "; ".join(others) + ".")
-        absent = [t.text for t in terms if t.absent and t.weight and not t.text.isdigit()]
+        absent = [
+            t.text
+            for t in terms
+            if t.absent and t.weight and not t.everyday and not t.text.isdigit()
+        ]
         if absent:  # what the question asks that the docs lack, never its situation's words
             parts.append("The docs never mention " + ", ".join(absent) + ".")
         return "\n\n".join(parts)

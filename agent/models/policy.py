@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 
 from agent.models.quoting import blocks_of
 from agent.search import DocsIndex, Hit, query_terms
+from agent.search.english import EVERYDAY_RANK, is_common, plain_words
 from agent.search.query import ALIASES, STOPWORDS, acronyms, alternatives, term_weights
 from agent.search.sections import Section
 from agent.search.stemming import terms_held
@@ -50,13 +51,16 @@ something else.
 Rarer words than that are too common to be the point ("pattern", "default"): 2 to 10 all
 declined the same unanswerable questions of the eval sets and no answerable one."""
 
-RARE_COVERAGE = 0.45
+RARE_COVERAGE = 0.55
 """The rarest-word rule (`RARE_SECTIONS`) declines only when the best section also holds
 less than this share of the question's weight: when it holds more, the rest of the
 question matches well, and the rare word is a detail of it ("took" in "the time each
 request took", "downtime" in "reload config without downtime"). On nine question sets
 the answerable questions it declined had a best section holding 0.47 to 0.56; the
-unanswerable ones 0.21 to 0.43, and one 0.52 ("http api server mode")."""
+unanswerable ones 0.21 to 0.43, and one 0.52 ("http api server mode"). Once words of
+plain English weighed less (`PLAIN_ABSENT`, `PLAIN_USED`), every share grew: on nine
+development sets 0.55 declined 2 more unanswerable questions than 0.45 ("http api server
+mode" among them), 1 more answerable one, and found 1 passage fewer."""
 
 PASSING_MIN = 4
 """Sections a word is held by at least to be judged everyday (`everyday`): one to three
@@ -64,6 +68,13 @@ uses say too little of how the docs use it, and a name mentioned once ("Hypothes
 "PgBouncer", "pinning") is what a question the docs do not answer is about. At 1, the
 twelve blind eval sets declined 4 fewer unanswerable questions (43 of 72) and 4 fewer
 answerable ones (3 of 267)."""
+
+SMALL_FOLDER = 200
+"""Sections a folder holds at most for a word of plain English (`plain_words`) that one to
+three of them use to be judged on its use there (`everyday`): in a few pages every word is
+rare, and English at large tells a plain word better; in a big folder a plain word that a
+page uses once or twice ("blame" in an editor's manual) is a name for something, which
+a question the docs do not answer is about."""
 
 PASSING_SAMPLE = 5
 """Sections, those that use a word most (the search's best for it alone), looked at to tell
@@ -83,6 +94,17 @@ that has everyday synonyms (`SYNONYMS`: "kinds", which docs write "types") weigh
 much as the rarest: it is how a question is put, not what it asks about. The cost: on
 the httpx and manual eval sets it declines four answerable questions over an everyday
 word those docs never write ("turn", "custom", "location")."""
+
+PLAIN_ABSENT = 0.5
+"""How many times the rarest word's weight a word of plain English (`is_common`: "often",
+"switch", "happen") the docs never use gets: it is how the question is put more than what
+it asks about, so it weighs a quarter of what a subject's word the docs lack weighs
+(`ABSENT_WEIGHT`), and never declines a question alone."""
+
+PLAIN_USED = 0.5
+"""How much a word of plain English that the docs use only in passing (`everyday`) weighs,
+against its rarity: "pin" in "pin a certificate's fingerprint" is rare in docs that
+mention pinning twice, but says less than the words of the subject around it."""
 
 SEARCH_LIMIT = 5
 """Sections the visible `search_docs` call lists (its default), and the most judged."""
@@ -127,6 +149,9 @@ class Term:
     asked: bool = True
     name: bool = False
     everyday: bool = False
+    plain: bool = False
+    """A word of everyday English (`english.EVERYDAY_RANK`): it never is the rarest word a
+    question asks about (`_rarest`), however few sections use it."""
     focus: float = 1.0
     """How much its place counts: 1, or `1 / ASKED_WEIGHT` for a word only of the context
     (all 1 when the question's own sentence holds only everyday words)."""
@@ -173,6 +198,11 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
         return counts[t] >= PASSING_MIN and t not in names
 
     passing = everyday([t for t in texts if judged(t) and counts[t] <= RARE_SECTIONS], index)
+    plain = plain_words(question, texts) - names  # words of English at large
+    passing |= {t for t in plain if not counts[t]}
+    fewest = 1 if total < SMALL_FOLDER else PASSING_MIN  # a big folder's own use says more
+    told = [t for t in plain - passing if fewest <= counts[t] <= RARE_SECTIONS]
+    passing |= everyday(told, index)
     own = [t for t in texts if counted[t] == top]
     alike = context and all(  # "What am I missing?"; stops at the question's first term
         t in passing or (judged(t) and bool(everyday([t], index))) for t in own
@@ -182,13 +212,16 @@ def weigh(question: str, index: DocsIndex) -> list[Term]:
         asked = counted[t] == top
         focus = 1 if alike else counted[t] / top  # a word only of the context counts less
         if counts[t]:
-            base = idf(total, counts[t])
+            base = idf(total, counts[t]) * (PLAIN_USED if t in plain and t in passing else 1)
         elif asked and t not in ALIASES.values():
-            base = rarest * (1 if alternatives(t) else ABSENT_WEIGHT)
+            base = rarest * (
+                PLAIN_ABSENT if t in plain else 1 if alternatives(t) else ABSENT_WEIGHT
+            )
         else:
             base = 0.0  # only of the situation, or our alias ("cxx" for C++): not asked
         term = Term(t, counts[t], focus * base, asked=asked, name=t in names, focus=focus)
-        terms.append(replace(term, everyday=t in passing))
+        very = is_common(t, within=EVERYDAY_RANK)
+        terms.append(replace(term, everyday=t in passing, plain=very and t not in names))
     return terms
 
 
@@ -241,7 +274,8 @@ def judge(terms: Sequence[Term], hits: Sequence[Hit]) -> Verdict:
     if not hits or len(absent) == len(terms):
         return Verdict(reason="no section of the docs mentions " + _either(absent))
     if sum(t.weight for t in terms if t.absent) >= MAX_ABSENT_SHARE * total:
-        return Verdict(reason="the docs never mention " + _either(absent))
+        lacking = [t.text for t in terms if t.absent and not t.everyday] or absent
+        return Verdict(reason="the docs never mention " + _either(lacking))
     names = [t.text for t in terms if t.absent and t.asked and t.name]
     if names:
         return Verdict(reason="the docs never mention " + _either(names))
@@ -340,6 +374,31 @@ def _fit(hits: Sequence[Hit], rare: Sequence[str]) -> tuple[Hit, ...]:
     return tuple(kept)
 
 
+def specific(terms: Sequence[Term]) -> list[str] | None:
+    """The words that say what the question asks about: those of its own sentence (or of
+    all, `Term.focus`) that are neither plain English nor used in passing, nor a number.
+    None when one of them is a word the docs never use: then no section holds them all."""
+    content = [
+        t
+        for t in terms
+        if t.focus == 1 and not t.everyday and not t.text.isdigit() and (t.weight or t.absent)
+    ]
+    if any(t.absent for t in content):
+        return None
+    return [t.text for t in content]
+
+
+def together(terms: Sequence[Term], index: DocsIndex) -> tuple[Hit, ...]:
+    """The best sections (`MAX_CITED`) that hold every `specific` word of the question:
+    where all of what is asked meets in one section, the docs speak of it, whatever plain
+    words the question puts around it; none when there is no such section."""
+    words = specific(terms)
+    if not words:
+        return ()
+    found = index.search(words, limit=SEARCH_LIMIT * 4)
+    return tuple(h for h in found if set(words) <= set(h.matched_terms))[:MAX_CITED]
+
+
 def _holding(hits: Sequence[Hit], words: Sequence[str]) -> bool:
     """Whether any of `hits` holds any of `words`."""
     return any(set(words) & set(h.matched_terms) for h in hits)
@@ -347,7 +406,7 @@ def _holding(hits: Sequence[Hit], words: Sequence[str]) -> bool:
 
 def _rarest(terms: Sequence[Term]) -> list[str]:
     """The question's rarest word (or words, tied), if only a few sections hold it."""
-    asked = [t for t in terms if t.asked and not t.absent and not t.everyday]
+    asked = [t for t in terms if t.asked and not t.absent and not t.everyday and not t.plain]
     top = max((t.weight for t in asked), default=0.0)
     return [t.text for t in asked if t.weight >= top and t.sections <= RARE_SECTIONS]
 

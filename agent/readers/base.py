@@ -22,3 +22,12 @@ class Reader(Protocol):
     def read(self, data: bytes) -> str:
         """The doc's text."""
         ...
+
+
+class Verbatim(Protocol):
+    """A reader module whose text is, for many docs, their bytes decoded as they stand."""
+
+    def verbatim(self, data: bytes) -> bool:
+        """Whether `read(data)` is `data` decoded as UTF-8, unchanged (given no BOM, no
+        `\\r` and no binary data: the registry checks those)."""
+        ...

@@ -7,7 +7,8 @@ import contextlib
 import re
 
 SNIFF = 8192  # bytes looked at to tell binary data from text
-BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+UTF16 = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+BOMS = (codecs.BOM_UTF8, *UTF16)
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)""", re.IGNORECASE)
 
 

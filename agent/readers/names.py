@@ -70,3 +70,26 @@ def _kind(rel: str) -> str:
     name = rel.rsplit("/", 1)[-1]
     dot = name.rfind(".")
     return name[dot:].lower() if dot > 0 else "no suffix"
+
+
+def unread_summary(
+    unread: Mapping[str, str],
+    what: str = "docs",
+    why: str = "could not be read",
+    examples: int = 3,
+) -> str:
+    """One line naming files left out, by reason: a few named, the rest counted
+    (`skipped 5 docs that could not be read — binary: a.md, b.md, c.md and 1 more;
+    encrypted (DRM): x.epub`); `skipped a.md: binary` for one."""
+    if len(unread) == 1:
+        (rel, reason), *_ = unread.items()
+        return f"skipped {rel}: {reason}"
+    groups: dict[str, list[str]] = {}
+    for rel, reason in unread.items():
+        groups.setdefault(reason, []).append(rel)
+    parts = []
+    for reason, paths in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
+        shown = ", ".join(paths[:examples])
+        more = f" and {len(paths) - examples} more" if len(paths) > examples else ""
+        parts.append(f"{reason}: {shown}{more}")
+    return f"skipped {len(unread)} {what} that {why} — " + "; ".join(parts)

@@ -1,4 +1,4 @@
-"""Markdown, reStructuredText and plain text: read as they are, decoded."""
+"""Plain text: read as it is, decoded."""
 
 from __future__ import annotations
 
@@ -11,3 +11,8 @@ def read(data: bytes) -> str:
     if is_binary(data):
         raise NotText("binary")
     return decode(data)
+
+
+def verbatim(data: bytes) -> bool:
+    """Always: the text is the bytes decoded."""
+    return True

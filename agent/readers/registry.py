@@ -3,19 +3,22 @@
 `read_doc`, `grep_docs`, `list_docs`, citations and the search index all number the
 lines of the text `doc_text` returns (through `Corpus.read`), so a range one of them
 gives is a range the others agree on. Each format is read by its own module (a
-`Reader`), imported the first time a doc of that format is read: Markdown,
-reStructuredText and plain text as they are (`plain`), built HTML as clean text with
-Markdown-style `#` headings (`html`). `NAME.gz` is read as NAME, unzipped up to a bound.
+`Reader`), imported the first time a doc of that format is read: Markdown (`markdown`),
+MDX (`mdx`), reStructuredText (`rst`) and plain text (`plain`) keep every line where the
+file has it; built HTML (`html`) and EPUB books (`epub`) are read as clean text with
+Markdown-style `#` headings, and man pages (`man`) one text line for each source line.
+`NAME.gz` is read as NAME, unzipped up to a bound.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import cast
 
-from agent.readers.base import Reader, Style
+from agent.readers.base import Reader, Style, Verbatim
 from agent.readers.decoding import BOMS, is_binary
 from agent.readers.lines import normalize_breaks
 from agent.readers.unzip import gunzip
@@ -29,24 +32,40 @@ class Format:
     style: Style
     module: str
     """The reader's module in `agent.readers`, imported on first use."""
+    verbatim: bool = False
+    """Whether the module also matches `Verbatim`: a doc's text may be its bytes as they
+    stand, which search can then fold without decoding them (see `bare`)."""
     paged: bool = False
     """Whether its text marks where each page starts (`agent.readers.pages`)."""
 
 
 FORMATS = (
-    Format((".md", ".markdown"), "markdown", "plain"),
-    Format((".rst",), "rst", "plain"),
-    Format((".txt",), "text", "plain"),
+    Format((".md", ".markdown"), "markdown", "markdown", verbatim=True),
+    Format((".mdx",), "markdown", "mdx"),
+    Format((".rst",), "rst", "rst", verbatim=True),
+    Format((".txt",), "text", "plain", verbatim=True),
     Format((".html", ".htm"), "markdown", "html"),
     Format((".pdf",), "markdown", "pdf", paged=True),
+    Format((".epub",), "markdown", "epub"),
+    Format(tuple(f".{n}" for n in range(1, 10)), "markdown", "man"),
 )
 """Every format read, in the order messages name them."""
 
+PLAIN = Format((), "markdown", "plain", verbatim=True)
+"""How a name of no known format is read, when it is: as plain text (its headings found
+as Markdown's)."""
+
 BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
 DOC_SUFFIXES = frozenset(BY_SUFFIX)
-_ALL = [suffix for f in FORMATS for suffix in f.suffixes]
-DESCRIPTION = f"{', '.join(_ALL[:-1])} or {_ALL[-1]} files (gzipped or not)"
+MAN_SECTION = re.compile(r"\.[1-9][a-z]{0,6}")
+"""A man page's suffix: its section, and a few letters for some (`.1ssl`, `.3pm`, `.8x`)."""
+_NAMED = [suffix for f in FORMATS for suffix in f.suffixes if not MAN_SECTION.fullmatch(suffix)]
+DESCRIPTION = f"{', '.join(_NAMED)} files, man pages (.1 to .9), gzipped or not"
 """The doc types, as messages name them."""
+SUFFIX_PATTERN = "|".join(
+    [*(re.escape(s[1:]) for s in sorted(_NAMED, key=lambda s: -len(s))), "[1-9][a-z]{0,6}"]
+)
+"""A regular expression matching a doc suffix without its dot (`md|rst|...`), longest first."""
 
 
 def doc_suffix(name: str) -> str | None:
@@ -56,13 +75,15 @@ def doc_suffix(name: str) -> str | None:
         lower = lower[:-3]
     dot = lower.rfind(".")
     suffix = lower[dot:] if dot > 0 else ""
-    return suffix if suffix in DOC_SUFFIXES else None
+    return suffix if suffix in DOC_SUFFIXES or MAN_SECTION.fullmatch(suffix) else None
 
 
 def doc_format(name: str) -> Format | None:
     """The format of a doc named `name` (path or file name), or None if it is not a doc."""
     suffix = doc_suffix(name)
-    return BY_SUFFIX[suffix] if suffix is not None else None
+    if suffix is None:
+        return None
+    return BY_SUFFIX.get(suffix) or BY_SUFFIX[suffix[:2]]
 
 
 def is_paged(name: str) -> bool:
@@ -105,7 +126,7 @@ def doc_text(data: bytes, name: str) -> str:
     """
     if name.lower().endswith(".gz"):
         data = gunzip(data)
-    found = doc_format(name) or FORMATS[0]
+    found = doc_format(name) or PLAIN
     return reader(found.module).read(data)
 
 
@@ -117,9 +138,9 @@ def bare(data: bytes, name: str) -> bool:
     A search can then fold the bytes without decoding them (see `agent.tools.doccache`,
     which tells when the check left out matters).
     """
-    found = doc_format(name)
-    if name.lower().endswith(".gz") or (found is not None and found.module != "plain"):
+    found = doc_format(name) or PLAIN
+    if name.lower().endswith(".gz") or not found.verbatim:
         return False
-    if b"\r" in data or data.startswith(BOMS):
-        return False
-    return not is_binary(data)  # else doc_text says so
+    if b"\r" in data or data.startswith(BOMS) or is_binary(data):
+        return False  # (binary: doc_text says so)
+    return cast(Verbatim, reader(found.module)).verbatim(data)

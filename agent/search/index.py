@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.readers.names import unread_summary
 from agent.search import location, rank, store
 from agent.search.examples import example_questions
 from agent.search.hit import SNIPPET_WORDS, Hit, marked
@@ -45,6 +46,14 @@ class IndexReport:
     seconds: float
     location: Path | None
     notice: str | None = None
+    skipped: tuple[tuple[str, str], ...] = ()
+    """The docs the index could not read, each with why (`binary`, `encrypted (DRM)`)."""
+
+    @property
+    def skipped_line(self) -> str | None:
+        """One line naming the docs left out of the index and why, a few named and the
+        rest counted; None when every doc was read."""
+        return unread_summary(dict(self.skipped)) if self.skipped else None
 
 
 class DocsIndex:
@@ -94,8 +103,11 @@ class DocsIndex:
         self._conn = conn
         self._closer = weakref.finalize(self, conn.close)  # closed with the index, or at exit
         docs, sections = self._counts()
+        skipped = self._conn.execute(
+            "SELECT path, skipped FROM files WHERE skipped IS NOT NULL ORDER BY path"
+        ).fetchall()
         seconds = round(time.monotonic() - began, 3)
-        return IndexReport(docs, sections, changes, seconds, location, notice)
+        return IndexReport(docs, sections, changes, seconds, location, notice, tuple(skipped))
 
     def _open_file(
         self, path: Path, progress: Progress | None
@@ -211,6 +223,7 @@ class DocsIndex:
                         headings,
                     )
                 )
+            ranked = rank.with_page_support(ranked)
             ranked.sort(key=lambda row: -row[0])  # stable: BM25's order among equals
             ranked = [ranked[i] for i in rank.without_twins([row[3] for row in ranked])]
             ranked = _unrepeated(conn, ranked)

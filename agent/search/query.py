@@ -26,10 +26,11 @@ STOPWORDS = frozenset(
     then there these they this those through to too under until up us very was way we were
     what when where which while who whom whose why will with within without would you your
     yours yourself yourselves tell know want need use using used able make one
-    couple several many lot lots whenever wherever whatever however also
+    couple several many lot lots whenever wherever whatever however also vs versus
     """.split()
 )
-"""Words too common in questions to say what one is about."""
+"""Words too common in questions to say what one is about. "vs" and "versus" compare two
+things the question names: searched, "vs" matches every "VS Code" section."""
 
 ASKED_WEIGHT = 8
 """How many times a word of the question counts against a word of the context around it
@@ -76,8 +77,19 @@ taken to serve the request". Searched like `SYNONYMS`. Verbs whose forms are als
 words are left out ("left", "saw", "go" and "went", "mean" and "meant", "given" as in
 "at a given time", "built" as in "built-in")."""
 
+UNITS = (
+    ("voltage", "volt", "v"),
+    ("wattage", "watt", "w"),
+)
+"""A quantity a question asks for, and how docs write its amount: "What voltage does it
+need?" is answered by "runs on 230 V", which never writes the word. Searched like
+`SYNONYMS`; only units whose symbol means nothing else in a sentence about an amount."""
+
 _ALTERNATIVES = {
-    word: [w for w in group if w != word] for group in SYNONYMS + IRREGULAR for word in group
+    word: [w for w in group if w != word]
+    for group in SYNONYMS + IRREGULAR + UNITS
+    for word in group
+    if len(word) > 1  # a unit's symbol is searched for its quantity, not the other way
 }
 
 
@@ -90,7 +102,9 @@ def alternatives(word: str) -> list[str]:
     """
     if " " in word:
         spelled = " ".join(_SPELLED.get(w, w) for w in word.split())
-        return [spelled] if spelled != word else []
+        if spelled != word:
+            return [spelled]
+        return ["".join(word.split())]  # "max retries" is also `maxRetries`, one token
     singular = [word, word.removesuffix("s"), word.removesuffix("es")]
     if word.endswith("ies"):
         singular.append(word[:-3] + "y")  # directories
@@ -106,6 +120,21 @@ _PHRASE = re.compile(r'"([^"]*)"')
 _NEGATED = re.compile(r"\b\w+n['’]t\b", re.IGNORECASE)
 """A negated auxiliary (doesn't, can't): a function word, which the tokenizer would
 split into a fragment no doc spells alone ("doesn")."""
+
+
+_IDENTIFIER = re.compile(
+    r"(?<![\w.-])(?:[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+)(?![\w-])"
+)
+"""An identifier written in camelCase, PascalCase or snake_case (`maxRetries`,
+`MaxRetries`, `max_retries`): searched as the phrase of its parts, which also finds it
+written as one word (`alternatives`), so each spelling finds the others and the words it
+is made of ("max retries")."""
+_HUMP = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def parts(identifier: str) -> list[str]:
+    """The lower-case words an identifier is made of (`maxRetries`: max, retries)."""
+    return [p.lower() for piece in identifier.split("_") for p in _HUMP.findall(piece) if p]
 
 
 def words(text: str) -> list[str]:
@@ -155,7 +184,9 @@ def _terms(text: str) -> list[str]:
     """`query_terms` without a limit."""
     text = _ALIASED.sub(lambda m: f" {ALIASES[m.group().lower()]} ", text)
     phrases = [" ".join(words(p)) for p in _PHRASE.findall(text)]
-    rest = _NEGATED.sub(" ", _PHRASE.sub(" ", text))
+    rest = _PHRASE.sub(" ", text)
+    phrases += [" ".join(parts(m.group())) for m in _IDENTIFIER.finditer(rest)]
+    rest = _NEGATED.sub(" ", _IDENTIFIER.sub(" ", rest))
     tokens = words(rest)
     kept = [t for t in tokens if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
     phrases = [p for p in phrases if p]

@@ -12,6 +12,7 @@ import math
 import re
 import sqlite3
 from collections.abc import Sequence
+from typing import Any
 
 from agent.readers.registry import DOC_SUFFIXES
 from agent.search.query import STOPWORDS, alternatives, match_expression, words
@@ -204,3 +205,27 @@ def idf(sections: int, holding: int) -> float:
 def rank_function() -> str:
     """The FTS5 rank function that orders the candidates: bm25() with `WEIGHTS`."""
     return f"bm25({_WEIGHTS})"
+
+
+PAGE_SUPPORT = 0.3
+"""How much of the best other matching section of its page a section's score gains: the
+page is what a reader opens, and a page with two sections about the question is about it,
+where a short section elsewhere that matches as well only mentions it. On eleven
+development sets (237 questions) the first result's page was right for 163 questions
+without it, 168 at 0.15 and 0.3, 169 at 0.5, 170 at 0.8; a right page in the first three
+for 208, 213 to 214 at 0.15 to 0.3, 208 at 0.5 and 201 at 0.8. Summing the share of the
+question's weight each whole page holds instead (PAGE_BONUS, a multiplier) found 159."""
+
+
+def with_page_support(ranked: list[Any]) -> list[Any]:
+    """Each ranked row (score first, path fourth) with its score grown by `PAGE_SUPPORT`
+    times that of the best other row of the same page."""
+    best: dict[str, list[float]] = {}  # each page's two best scores, best first
+    for row in ranked:
+        best[row[3]] = sorted([*best.get(row[3], []), row[0]], reverse=True)[:2]
+    grown = []
+    for row in ranked:
+        top = best[row[3]]
+        other = top[1] if len(top) > 1 and row[0] == top[0] else top[0] if len(top) > 1 else 0.0
+        grown.append((row[0] + PAGE_SUPPORT * other, *row[1:]))
+    return grown

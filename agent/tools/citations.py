@@ -20,6 +20,7 @@ from typing import Any
 from agent.events import Event, ToolCallFinished
 from agent.readers.pages import Pages, mark_label
 from agent.readers.pages import shown as page_shown
+from agent.readers.registry import SUFFIX_PATTERN
 from agent.tools.corpus import Corpus, OutsideDocs
 from agent.tools.prose import prose_ranges
 from agent.tools.sandbox import Unreadable
@@ -39,7 +40,7 @@ Intervals = list[tuple[int, int]]
 """Sorted, disjoint, non-adjacent (first, last) line ranges."""
 
 CITATION = re.compile(
-    r"(?<![\w/.-])(?P<path>[\w./-]+\.(?:md|markdown|rst|txt|html?|pdf)(?:\.gz)?)"
+    rf"(?<![\w/.-])(?P<path>[\w./-]+\.(?:{SUFFIX_PATTERN})(?:\.gz)?)"
     r"(?:#L|:)(?P<start>\d+)(?:\s*[-–]\s*L?(?P<end>\d+))?"
 )
 

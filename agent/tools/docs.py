@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent.readers.names import skipped_summary
+from agent.readers.names import skipped_summary, unread_summary
 from agent.search import DocsIndex
 from agent.tools.corpus import Corpus, OutsideDocs
 from agent.tools.registry import ToolContext, ToolError, ToolRegistry
@@ -185,11 +185,8 @@ def skipped_note(skipped: Sequence[Unreadable], what: str, why: str) -> str | No
     """One line naming the files left out and why, or None if none were."""
     if not skipped:
         return None
-    if len(skipped) == 1:
-        return f"(skipped {_short(skipped[0].name)}: {skipped[0].reason})"
-    named = ", ".join(f"{_short(s.name)} ({s.reason})" for s in skipped[:NOTE_NAMES])
-    more = f", and {len(skipped) - NOTE_NAMES} more" if len(skipped) > NOTE_NAMES else ""
-    return f"(skipped {len(skipped)} {what} that {why}: {named}{more})"
+    reasons = {_short(s.name): s.reason for s in skipped}
+    return f"({unread_summary(reasons, what, why, NOTE_NAMES)})"
 
 
 def _short(name: str) -> str:

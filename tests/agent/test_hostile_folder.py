@@ -52,9 +52,9 @@ def run(folder: Path, name: str, arguments: str) -> str:
 def test_list_docs_names_what_it_skipped_and_lists_the_good_doc(folder: Path) -> None:
     out = run(folder, "list_docs", "{}")
     assert "good.md  (3 lines)  Good" in out.splitlines()
-    assert "fifo.md (it is not a regular file)" in out
-    assert "outside.md (it leads outside the docs folder)" in out
-    assert "binary.md (binary)" in out
+    assert "it is not a regular file: fifo.md" in out
+    assert "it leads outside the docs folder: outside.md" in out
+    assert "binary: binary.md" in out
 
 
 def test_grep_docs_finds_the_good_doc_and_the_deep_one(folder: Path) -> None:

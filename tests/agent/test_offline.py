@@ -109,9 +109,8 @@ def test_searches_reads_then_quotes_the_whole_list_and_cites_what_it_read(gizmo:
         "> * The **linear** strategy waits a little longer each time.\n"
         "> * The **exponential** strategy doubles the wait after every attempt.\n>\n"
         "> Pick the exponential strategy for flaky networks.\n\n"
-        "Source: guide/retries.md:13-22\n\n"
-        "The docs never mention kinds."
-    )
+        "Source: guide/retries.md:13-22"
+    )  # "kinds" is plain English, how the question is put: never named as what the docs lack
 
 
 def test_quotes_a_how_to_example_and_reads_rst(gizmo: Path) -> None:
@@ -167,7 +166,7 @@ def test_a_part_quoted_before_its_introduction_keeps_the_rare_word_cited(tmp_pat
     (tmp_path / "proxies.md").write_text(text)
     pools = "# Pools\n\nEach proxy server connection is pooled, and requests reuse it.\n"
     (tmp_path / "pools.md").write_text(pools)
-    mounting = "# Mounting\n\nMount the flange on a server rack when requests peak and the "
+    mounting = "# Mounting\n\nMount the flange on a proxy server rack when requests peak and the "
     (tmp_path / "mounting.md").write_text(mounting + "load goes up.\n")
     for n in range(1, 5):  # "flange" is in five sections: the question's rarest word
         text = f"# Flange part {n}\n\nThe flange part {n} fits the frame, with bolts and washers "

@@ -101,7 +101,7 @@ def test_the_index_keeps_a_pdfs_text_so_a_later_run_does_not_read_it_again(
     assert "(skipped scan.pdf: no text: scanned pages need OCR)" in list_docs(later)
     os.utime(docs / "guide.pdf", ns=(1, 1))  # changed: read again, and found damaged now
     changed = context(docs, cache)
-    assert "guide.pdf (damaged: not a PDF that can be read)" in list_docs(changed)
+    assert "damaged: not a PDF that can be read: guide.pdf" in list_docs(changed)
 
 
 def test_a_citation_of_a_pdf_names_its_pages_from_the_doc_or_from_the_run(docs: Path) -> None:

@@ -165,7 +165,7 @@ def test_an_unreadable_doc_is_counted_not_fatal(mixed: Path) -> None:
     assert not error
     assert output.splitlines()[:2] == [
         "(2 docs; 2 files skipped: 1 generated (genindex.html); 1 of unknown type (1 .js))",
-        "(skipped 2 docs that could not be read: data.txt (binary), gone.md (it no longer exists))",
+        "(skipped 2 docs that could not be read — binary: data.txt; it no longer exists: gone.md)",
     ]
     grep = call(ctx, "grep_docs", '{"keyword": "gone"}')[0].splitlines()
     assert grep[0].startswith("(skipped 2 docs") and grep[1].startswith("no matches")

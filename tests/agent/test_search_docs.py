@@ -23,10 +23,10 @@ def test_search_docs_shows_ranked_sections_with_trails_and_snippets(ctx: DocsCon
     assert search(ctx, query="Where is the intro to request timeouts?") == (
         "2 best sections for intro, request, timeouts:\n"
         "1. guide.md:5-8  Guide > Timeouts  (matches request, timeouts; not intro)\n"
-        "   **Requests** time out after five seconds by default. Set `**timeout**=None` to wait "
+        "   Requests time out after five seconds by default. Set `timeout=None` to wait "
         "forever.\n"
         "2. guide.md:1-3  Guide  (matches intro; not request or timeouts)\n"
-        "   **Intro** line.\n"
+        "   Intro line.\n"
         "Read a section with read_doc before citing it; grep_docs finds exact strings.",
         False,
     )
@@ -154,3 +154,50 @@ def test_a_search_counts_words_anew_once_another_process_updated_the_index(
     output, _ = search(first, query="timeouts zebra")
     assert "(no doc mentions zebra)" not in output
     assert "zoo.md:1-3  Zoo" in output
+
+
+def test_search_docs_prints_no_highlight_marks_and_keeps_identifiers_whole(tmp_path: Path) -> None:
+    """The head line names the words matched: a snippet in plain text shows `flag_value`,
+    never `**flag**_**value**`, in a TUI card, an MCP result or an export."""
+    (tmp_path / "opts.md").write_text("# Options\n\nSet `flag_value` to true for **bold** flags.\n")
+    output, _ = search(DocsContext(Corpus.open(tmp_path)), query="flag value")
+    assert "`flag_value`" in output and "**" not in output
+
+
+def test_search_docs_lists_at_most_two_sections_of_one_doc_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    long_page = "# Pool\n\n" + "".join(
+        f"## Pool part {n}\n\nThe pool timeout, part {n}.\n\n" for n in range(6)
+    )
+    (tmp_path / "pool.md").write_text(long_page)
+    (tmp_path / "other.md").write_text("# Other\n\nA pool timeout is mentioned here too.\n")
+    output, _ = search(DocsContext(Corpus.open(tmp_path)), query="pool timeout", limit=5)
+    listed = [line.split()[1] for line in output.splitlines() if line[:1].isdigit()]
+    assert [path.split(":")[0] for path in listed].count("pool.md") == 2
+    assert "other.md" in " ".join(listed)
+    assert "   (5 more sections in this doc)" in output.splitlines()  # and its title's
+
+
+@pytest.mark.parametrize("asked", ["maxRetries", "max_retries", "MaxRetries", "max retries"])
+def test_an_identifier_finds_its_other_spellings_and_the_words_it_is_made_of(
+    tmp_path: Path, asked: str
+) -> None:
+    (tmp_path / "camel.md").write_text("# Client\n\nSet `maxRetries` on the client.\n")
+    (tmp_path / "snake.md").write_text("# Config\n\nThe `max_retries` key of the file.\n")
+    (tmp_path / "prose.md").write_text("# Retrying\n\nThe max retries before giving up.\n")
+    (tmp_path / "other.md").write_text("# Other\n\nThe max size; retries are counted.\n")
+    output, _ = search(DocsContext(Corpus.open(tmp_path)), query=asked, limit=5)
+    listed = {line.split()[1].split(":")[0] for line in output.splitlines() if line[:1].isdigit()}
+    if asked == "max retries":  # plain words: the identifiers written as one word are not
+        assert {"snake.md", "prose.md"} <= listed
+    else:
+        assert {"camel.md", "snake.md", "prose.md"} <= listed
+        assert "other.md" not in listed  # the words apart are not the identifier
+
+
+def test_a_comparison_word_matches_no_product_name(tmp_path: Path) -> None:
+    (tmp_path / "editors.md").write_text("# Editors\n\nOpen the folder in VS Code.\n")
+    (tmp_path / "compare.md").write_text("# Sync and async\n\nThe async client is faster.\n")
+    output, _ = search(DocsContext(Corpus.open(tmp_path)), query="sync vs async client")
+    assert "compare.md" in output and "editors.md" not in output

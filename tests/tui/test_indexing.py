@@ -119,3 +119,16 @@ async def test_the_first_frame_is_drawn_before_the_index_is_opened(
     async with app.run_test() as pilot:
         await until(pilot, lambda: bool(drawn_first))
         assert drawn_first[0]  # the question box was laid out when indexing began
+
+
+@pytest.mark.asyncio
+async def test_the_tui_names_the_docs_the_index_could_not_read(docs: Path, tmp_path: Path) -> None:
+    (docs / "scan.md").write_bytes(b"\x89PNG\0\0")
+    config = Config(docs=docs, model="script:x", trace_dir=tmp_path, cache_dir=tmp_path / "c")
+    opened = open_docs(config)
+    session = Session(build_agent(config, model=ScriptedModel([]), docs=opened), trace_dir=tmp_path)
+    app = chat_app(session, config, index=opened.index)
+    async with app.run_test() as pilot:
+        bar = app.screen.query_one(NoticeBar)
+        await until(pilot, lambda: bool(bar.notices))
+        assert list(bar.notices) == ["skipped scan.md: binary"]

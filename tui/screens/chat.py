@@ -184,7 +184,8 @@ class ChatScreen(TraceScreen):
 
         examples: tuple[str, ...] = ()
         try:
-            notice = index.prepare(progress).notice
+            report = index.prepare(progress)
+            notice = "; ".join(line for line in (report.notice, report.skipped_line) if line)
             examples = tuple(index.example_questions())
         except _Closing:
             return
