@@ -84,6 +84,7 @@ bench: $(DEV)
 	$(BIN)/python tests/bench/bench_first_frame.py || status=1; \
 	$(BIN)/python tests/bench/bench_session.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \
+	$(BIN)/python tests/bench/bench_quality.py || status=1; \
 	$(BIN)/python tests/bench/bench_compaction_eval.py || status=1; \
 	$(BIN)/python tests/realserver/check.py --if-built || status=1; \
 	exit $$status
