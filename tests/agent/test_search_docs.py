@@ -132,7 +132,7 @@ def test_open_docs_builds_a_lazy_index_in_the_cache_folder(docs: Path, tmp_path:
 def test_the_manual_shows_what_search_docs_really_prints() -> None:
     manual = Path(__file__).resolve().parents[2] / "data" / "manual"
     page = (manual / "formats-and-search.md").read_text()
-    shown = page.split('cancel a running question?" over this manual')[1]
+    shown = page.split('Asked "How do I cancel a running\nquestion?" over this manual')[1]
     example = shown.split("```\n")[1]
     output, _ = search(
         DocsContext(Corpus.open(manual)), query="How do I cancel a running question?", limit=2
