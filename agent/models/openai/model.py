@@ -48,6 +48,7 @@ from agent.models.openai.errors import (
     translate,
 )
 from agent.models.openai.request import BodyEncoder, reply_cap, request_body
+from agent.models.openai.secret import KeyFilter
 from agent.models.openai.stream import StreamAssembler, fields, reply_from_completion
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class _Request:
 
     stop: threading.Event = field(default_factory=threading.Event)
     stream: Any = None
+    received: bool = False  # whether any reply data arrived on the current attempt
 
 
 class OpenAIModel:
@@ -238,12 +240,10 @@ class OpenAIModel:
                 retries=retries,
                 request_timeout=self.request_timeout,
             )
-            progress = [False]  # whether any reply data arrived on this attempt
+            request.received = False
             try:
                 if streamed:
-                    why = yield from self._streamed(
-                        client, messages, tools, request, stopped, progress
-                    )
+                    why = yield from self._streamed(client, messages, tools, request, stopped)
                     if why is not None and not stopped():
                         self._streams = False
                         yield Notice(f"{why}; asking without streaming from now on")
@@ -261,9 +261,9 @@ class OpenAIModel:
                 if self._drop_stream_options(exc):
                     yield Retry(retries + 1, 0.0, "endpoint rejected stream_options")
                     continue
-                reason = retry_reason(exc, progress[0])
+                reason = retry_reason(exc, request.received)
                 if reason is None or retries >= self.max_retries:
-                    ctx = dataclasses.replace(ctx, received=progress[0])
+                    ctx = dataclasses.replace(ctx, received=request.received)
                     raise translate(exc, ctx) from exc
                 retries += 1
                 delay = retry_delay(exc, retries, self.backoff)
@@ -350,7 +350,6 @@ class OpenAIModel:
         tools: Sequence[ToolSchema],
         request: _Request,
         stopped: Callable[[], bool],
-        progress: list[bool],
     ) -> Generator[Chunk, None, str | None]:
         """Stream one reply; return why to ask again without streaming, or None when done."""
         import openai
@@ -359,23 +358,29 @@ class OpenAIModel:
         # Set before checking `stopped`: a cancel either sees the stream or is seen here.
         request.stream = stream
         assembler = StreamAssembler()
+        secret = KeyFilter(self._api_key)
         why: str | None = None
         try:
             if stopped():
                 return None
-            for chunk in stream:
+            try:
+                for chunk in stream:
+                    if stopped():
+                        return None
+                    request.received = True
+                    text = secret.feed(assembler.feed(fields(chunk)))
+                    if text:
+                        yield Delta(text)
+                    if assembler.size > self.max_reply_chars:
+                        assembler.finish_reason = "length"  # a runaway stream: cut short here
+                        break
                 if stopped():
-                    return None
-                progress[0] = True
-                text = assembler.feed(fields(chunk))
-                if text:
-                    yield Delta(text)
-                if assembler.size > self.max_reply_chars:
-                    assembler.finish_reason = "length"  # a runaway stream: cut short here
-                    break
-            if stopped():
-                return None  # the stream ended because it was shut down under us
-            why = assembler.unfinished(self.endpoint)
+                    return None  # the stream ended because it was shut down under us
+                why = assembler.unfinished(self.endpoint)
+            except Exception:  # what the key filter held back was shown before the failure
+                if rest := secret.flush():
+                    yield Delta(rest)
+                raise
         except openai.APIError as exc:
             if type(exc) is not openai.APIError or not assembler.empty:
                 raise
@@ -388,7 +393,9 @@ class OpenAIModel:
                 _shutdown(stream.response)
             stream.close()
         if why is None:
-            yield assembler.reply(messages, tools, self._new_id)
+            if rest := secret.flush():
+                yield Delta(rest)
+            yield secret.reply(assembler.reply(messages, tools, self._new_id))
         return why
 
     def _whole(
@@ -400,7 +407,8 @@ class OpenAIModel:
     ) -> Iterator[Chunk]:
         completion = self._post(client, messages, tools, stream=False)
         if not stopped():
-            yield reply_from_completion(completion, messages, tools, self._new_id)
+            reply = reply_from_completion(completion, messages, tools, self._new_id)
+            yield KeyFilter(self._api_key).reply(reply)
 
     def _new_id(self) -> str:
         return f"call_{next(self._ids)}"
