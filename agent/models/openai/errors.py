@@ -9,6 +9,7 @@ server message is scrubbed of the key.
 from __future__ import annotations
 
 import email.utils
+import ipaddress
 import json
 import re
 import socket
@@ -67,6 +68,19 @@ def is_local(base_url: str) -> bool:
     """Whether `base_url` points at this machine (where servers rarely want a key)."""
     host = (urlsplit(base_url).hostname or "").lower()
     return host in _LOCAL_HOSTS or host.endswith(".localhost") or host.startswith("127.")
+
+
+def is_private(base_url: str) -> bool:
+    """Whether `base_url` is on this machine or a private network (127.0.0.1, ::1, 10.x,
+    192.168.x, fd00::/8, a `.local` name): a server someone runs, not a priced service."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if is_local(base_url) or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local
 
 
 @dataclass(frozen=True)
@@ -220,6 +234,12 @@ def _for_status(status: int, message: str, ctx: Context) -> errors.ModelError:
         return errors.AuthenticationError(
             f"the endpoint {host} refused the API key ({status})", fields=("api_key",)
         )
+    if status == 404 and not _names_a_model(message, ctx.model):
+        return errors.ModelNotFoundError(
+            f"{display_url(ctx.base_url)}/chat/completions is not an API route (404), "
+            f"so the base URL is likely wrong{_url_hint(ctx.base_url)}",
+            fields=("base_url",),
+        )
     if status == 404:
         return errors.ModelNotFoundError(
             f"model {ctx.model!r} not found at {host} (404)", fields=("model", "base_url")
@@ -229,6 +249,25 @@ def _for_status(status: int, message: str, ctx: Context) -> errors.ModelError:
     if status >= 500:
         return errors.ServerError(f"server error from {host} ({status}){after}: {message}")
     return errors.BadRequestError(f"{host} rejected the request ({status}): {message}")
+
+
+def _names_a_model(message: str, model: str) -> bool:
+    """Whether a 404's message is about the model (vLLM, Ollama, OpenAI say so), not the path.
+
+    A path that is no route gets the web framework's own words ("Not Found", "File Not
+    Found", "404 page not found"), which never mention a model.
+    """
+    return "model" in message.lower() or (bool(model) and model.lower() in message.lower())
+
+
+def _url_hint(base_url: str) -> str:
+    """What is likely wrong with the base URL's path, for the 404 of a path that is no route."""
+    path = urlsplit(base_url).path.rstrip("/")
+    if path.endswith("/chat/completions"):
+        return " (it ends before /chat/completions, which docsagent adds)"
+    if not path.endswith("/v1"):
+        return " (most servers want it to end in /v1)"
+    return ""
 
 
 def _why(exc: Any) -> str:
