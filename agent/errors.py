@@ -42,6 +42,9 @@ class TraceError(AgentError):
 class ModelError(AgentError):
     """The model call failed in a way the run cannot recover from."""
 
+    partial: str = ""
+    """The reply's text that had streamed in when the failure cut it off (kept and shown)."""
+
 
 class AuthenticationError(ModelError):
     """The endpoint refused the API key, or one is needed and none was given."""

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from agent.events import ModelReplied, RunFinished, TextDelta
 from agent.models.openai.errors import is_private
-from tests.chatserver import ChatServer, Reply, Status
+from agent.trace import read_trace
+from tests.chatserver import ChatServer, Cut, Reply, Status, chunk
 from tui.cli import app
 
 KEY = "sk-live-abcdef0123456789"
@@ -149,3 +151,30 @@ def test_a_question_that_fits_is_sent(chat_server: ChatServer, docs: Path) -> No
     chat_server.push(Reply(content=ANSWER))
     code, out, _ = ask(chat_server.base_url, docs, "--context", "4096")
     assert (code, out) == (0, ANSWER + "\n")
+
+
+def test_a_server_that_dies_mid_stream_leaves_its_text_shown_and_counted_as_cut_off(
+    chat_server: ChatServer, docs: Path, env: Path
+) -> None:
+    partial = "The partial answer is that repl"
+    chat_server.push(Cut([chunk({"role": "assistant", "content": partial})]))
+    code, out, err = ask(chat_server.base_url, docs)
+    host = chat_server.base_url.removesuffix("/v1")
+    assert (code, out) == (1, "")
+    lines = err.splitlines()
+    assert lines[0] == f"[step 1] reply cut off after ≈8 tok: {partial}"
+    assert "≈8 completion tokens" in lines[1]
+    assert lines[-1].startswith(
+        f"docsagent: {host} broke off the reply mid-stream after ≈8 tokens: "
+    )
+    (path,) = env.iterdir()
+    events = list(read_trace(path).events)
+    assert [e.text for e in events if isinstance(e, TextDelta)] == [partial]
+    (cut,) = [e for e in events if isinstance(e, ModelReplied)]
+    assert (cut.finish_reason, cut.usage.completion_tokens, cut.usage.estimated) == (
+        "cut_off",
+        8,
+        True,
+    )
+    final = events[-1]
+    assert isinstance(final, RunFinished) and final.stats.usage.completion_tokens == 8

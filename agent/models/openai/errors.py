@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import agent.errors as errors
+from agent.models.base import estimate_tokens as streamed_tokens
 
 MAX_RETRY_AFTER_S = 30.0
 """A server's Retry-After is honoured up to this many seconds."""
@@ -94,6 +95,8 @@ class Context:
     received: bool = False
     retries: int = 0
     request_timeout: float | None = None
+    partial: str = ""
+    """The text that had streamed in before the failure."""
 
 
 def server_message(exc: Any, api_key: str) -> str:
@@ -182,7 +185,9 @@ def _retry_after(headers: Any) -> float | None:
 def translate(exc: Any, ctx: Context) -> errors.ModelError:
     """The `agent.errors` exception for an SDK failure, with one clear line and no key."""
     error = _translate(exc, ctx)
-    return type(error)(scrub(str(error), ctx.api_key), fields=error.fields)
+    translated = type(error)(scrub(str(error), ctx.api_key), fields=error.fields)
+    translated.partial = ctx.partial
+    return translated
 
 
 def _translate(exc: Any, ctx: Context) -> errors.ModelError:
@@ -215,7 +220,10 @@ def _translate(exc: Any, ctx: Context) -> errors.ModelError:
         return errors.ModelTimeout(f"no answer from {host} within {ctx.timeout:g} s")
     if isinstance(exc, openai.APIConnectionError):
         if ctx.received:
-            return errors.ConnectionFailed(f"{host} broke off the reply mid-stream: {_why(exc)}")
+            after = f" after ≈{streamed_tokens(ctx.partial):,} tokens" if ctx.partial else ""
+            return errors.ConnectionFailed(
+                f"{host} broke off the reply mid-stream{after}: {_why(exc)}"
+            )
         return errors.ConnectionFailed(f"cannot reach {display_url(ctx.base_url)}: {_why(exc)}")
     if isinstance(exc, json.JSONDecodeError):
         return errors.ProtocolError(f"{host} sent a reply that is not valid JSON")

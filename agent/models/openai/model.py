@@ -287,10 +287,11 @@ class OpenAIModel:
                 request_timeout=self.request_timeout,
             )
             progress = [False]  # whether any reply data arrived on this attempt
+            cut: list[str] = []  # the text that had arrived when a stream failed
             try:
                 if streamed:
                     why = yield from self._streamed(
-                        client, messages, tools, request, stopped, progress
+                        client, messages, tools, request, stopped, progress, cut
                     )
                     if why is not None and not stopped():
                         self._streams = False
@@ -312,7 +313,7 @@ class OpenAIModel:
                     continue
                 reason = retry_reason(exc, progress[0])
                 if reason is None or retries >= self.max_retries:
-                    ctx = dataclasses.replace(ctx, received=progress[0])
+                    ctx = dataclasses.replace(ctx, received=progress[0], partial="".join(cut))
                     raise translate(exc, ctx) from exc
                 retries += 1
                 delay = retry_delay(exc, retries, self.backoff)
@@ -407,6 +408,7 @@ class OpenAIModel:
         request: _Request,
         stopped: Callable[[], bool],
         progress: list[bool],
+        cut: list[str],
     ) -> Generator[Chunk, None, str | None]:
         """Stream one reply; return why to ask again without streaming, or None when done."""
         import openai
@@ -434,10 +436,14 @@ class OpenAIModel:
             why = assembler.unfinished(self.endpoint)
         except openai.APIError as exc:
             if type(exc) is not openai.APIError or not assembler.empty:
+                cut[:] = assembler.text  # kept by the error: the run shows it, as cut off
                 raise
             # An error event before any reply: the server could not stream this one.
             message = server_message(exc, self._api_key)
             why = f"{self.endpoint} could not stream this reply ({message})"
+        except BaseException:
+            cut[:] = assembler.text  # kept by the error: the run shows it, marked as cut off
+            raise
         finally:
             request.stream = None
             if why is not None:  # a server that failed a stream drops its connection: not reused
