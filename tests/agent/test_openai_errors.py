@@ -272,4 +272,7 @@ def test_a_stream_cut_off_mid_body_is_an_error_not_an_answer(
     chunks, error = fail(make(max_retries=0))
     assert chunks == [Delta("Partial answ")]
     assert isinstance(error, errors.ConnectionFailed)
-    assert str(error).startswith(f"{host(chat_server)} broke off the reply mid-stream: ")
+    assert str(error).startswith(
+        f"{host(chat_server)} broke off the reply mid-stream after ≈3 tokens: "
+    )
+    assert error.partial == "Partial answ"  # kept: the run shows it, marked as cut off
