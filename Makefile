@@ -21,11 +21,12 @@ $(BIN)/python:
 	@echo "docsagent: creating $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 
-# Only what the program needs: pip's own lines and bars show the progress. Python compiles
-# the modules the program imports when it first runs, not all of them now (--no-compile).
+# Only what the program needs, with the mcp extra (`docsagent mcp`): pip's own lines and bars
+# show the progress. Python compiles the modules the program imports when it first runs,
+# not all of them now (--no-compile).
 $(RUNTIME): $(BIN)/python pyproject.toml $(CONSTRAINTS)
 	@echo "docsagent: installing docsagent and what it needs into $(VENV)"
-	$(PIP) install --no-compile -c $(CONSTRAINTS) -e .
+	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.[mcp]'
 	touch $@
 
 $(DEV): $(RUNTIME)
@@ -81,10 +82,14 @@ bench: $(DEV)
 	$(BIN)/python tests/bench/bench_streaming.py || status=1; \
 	$(BIN)/python tests/bench/bench_long_answer.py || status=1; \
 	$(BIN)/python tests/bench/bench_quit.py || status=1; \
+	$(BIN)/python tests/bench/bench_endless_line.py || status=1; \
 	$(BIN)/python tests/bench/bench_first_frame.py || status=1; \
 	$(BIN)/python tests/bench/bench_session.py || status=1; \
 	$(BIN)/python tests/bench/bench_eval.py || status=1; \
+	$(BIN)/python tests/bench/bench_quality.py || status=1; \
 	$(BIN)/python tests/bench/bench_compaction_eval.py || status=1; \
+	$(BIN)/python tests/bench/bench_follow.py || status=1; \
+	$(BIN)/python tests/bench/smoke_mcp_clone.py || status=1; \
 	$(BIN)/python tests/realserver/check.py --if-built || status=1; \
 	exit $$status
 

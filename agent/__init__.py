@@ -34,6 +34,14 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
         open_docs,
         shared_http,
     )
+    from agent.docset import (
+        DocSet,
+        DocsSpec,
+        find_version,
+        name_sets,
+        parse_docs_spec,
+        title_of,
+    )
     from agent.eval.questions import Evidence, Question, evidence_problems, load_questions
     from agent.eval.runner import EvalRun, eval_trace_dir, run_questions
     from agent.eval.scoring import QuestionResult, Summary, score, summarise
@@ -61,13 +69,14 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
     from agent.loop import SYSTEM_PROMPT, Agent
     from agent.messages import Message, ToolCall
     from agent.models.base import Chunk, Delta, Model, Reply, Retry, estimate_tokens
+    from agent.newfile import write_new
     from agent.observation import RunResult, truncate
     from agent.outcome import Outcome, is_decline, run_outcome
     from agent.pricing import estimate_cost, parse_prices
     from agent.rerun import RerunReport
     from agent.rerun import rerun as rerun_trace
     from agent.search import DocsIndex, Hit, IndexReport
-    from agent.served import SERVED_MODEL, ServedTools, is_served
+    from agent.served import SERVED_MODEL, SERVED_TRACES, ServedTools, is_served
     from agent.session import Session
     from agent.tail import TraceTail
     from agent.tools.arguments import parse_arguments
@@ -102,7 +111,13 @@ _ON_FIRST_USE = {
     "ContextCompacted": ("agent.events", "ContextCompacted"),
     "Corpus": ("agent.tools.corpus", "Corpus"),
     "Delta": ("agent.models.base", "Delta"),
+    "DocSet": ("agent.docset", "DocSet"),
+    "DocsSpec": ("agent.docset", "DocsSpec"),
     "DocsContext": ("agent.tools.docs", "DocsContext"),
+    "find_version": ("agent.docset", "find_version"),
+    "name_sets": ("agent.docset", "name_sets"),
+    "parse_docs_spec": ("agent.docset", "parse_docs_spec"),
+    "title_of": ("agent.docset", "title_of"),
     "DocsIndex": ("agent.search", "DocsIndex"),
     "EXPORT_FORMATS": ("agent.export", "FORMATS"),
     "EvalRun": ("agent.eval.runner", "EvalRun"),
@@ -129,6 +144,7 @@ _ON_FIRST_USE = {
     "RunStarted": ("agent.events", "RunStarted"),
     "RunStats": ("agent.events", "RunStats"),
     "SERVED_MODEL": ("agent.served", "SERVED_MODEL"),
+    "SERVED_TRACES": ("agent.served", "SERVED_TRACES"),
     "SYSTEM_PROMPT": ("agent.loop", "SYSTEM_PROMPT"),
     "ServedTools": ("agent.served", "ServedTools"),
     "Session": ("agent.session", "Session"),
@@ -185,6 +201,7 @@ _ON_FIRST_USE = {
     "tool": ("agent.tools.registry", "tool"),
     "trace_header": ("agent.trace", "trace_header"),
     "truncate": ("agent.observation", "truncate"),
+    "write_new": ("agent.newfile", "write_new"),
 }
 """Public names imported on first use: name -> (module, name there)."""
 
@@ -216,8 +233,10 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "Delta",
+    "DocSet",
     "DocsContext",
     "DocsIndex",
+    "DocsSpec",
     "EXPORT_FORMATS",
     "EvalRun",
     "Event",
@@ -245,6 +264,7 @@ __all__ = [
     "RunStarted",
     "RunStats",
     "SERVED_MODEL",
+    "SERVED_TRACES",
     "SYSTEM_PROMPT",
     "ServedTools",
     "Session",
@@ -280,14 +300,17 @@ __all__ = [
     "evidence_problems",
     "export_trace",
     "find_citations",
+    "find_version",
     "grep_docs",
     "is_decline",
     "is_served",
     "list_docs",
     "load_questions",
+    "name_sets",
     "open_docs",
     "open_regular",
     "parse_arguments",
+    "parse_docs_spec",
     "parse_prices",
     "read_doc",
     "read_trace",
@@ -299,7 +322,9 @@ __all__ = [
     "search_docs",
     "shared_http",
     "summarise",
+    "title_of",
     "tool",
     "trace_header",
     "truncate",
+    "write_new",
 ]

@@ -25,6 +25,10 @@ DEFAULT_MAX_RETRIES = 3
 DEFAULT_MAX_OBSERVATION = 3000
 """Characters of a tool result the model sees (the trace keeps it whole)."""
 
+DEFAULT_RESULT_TOKENS = 2_000
+"""Tokens of one served tool result (`docsagent mcp`) a client gets at most by default; a
+longer result comes in pages. A client may ask for 100 to 8,000 (`max_tokens`)."""
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The endpoint used when a key is given without a base URL."""
 

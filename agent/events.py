@@ -23,11 +23,12 @@ from agent.messages import Message
 
 StopReason = Literal[
     "answered", "truncated", "empty", "max_steps", "budget", "repeated", "cancelled", "error",
-    "ended",
+    "disconnected", "ended",
 ]  # fmt: skip
 """How a run ended. `truncated`: the reply stopped at the length limit (`answer` holds the
-part that came); `empty`: the model sent no text and no tool call; `ended`: a served
-session (`docsagent mcp`) that its client closed, the normal end of one."""
+part that came); `empty`: the model sent no text and no tool call; `disconnected`: a served
+session (`docsagent mcp`) that its client closed, the normal end of one (trace version 2;
+version 1 traces said `ended`, which still reads)."""
 
 
 @dataclass(frozen=True)

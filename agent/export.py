@@ -138,6 +138,7 @@ def _outcome(trace: Trace, run: _Run) -> str:
         "repeated": "stopped (a repeated call)",
         "cancelled": "cancelled",
         "error": "failed",
+        "disconnected": "session ended (the client disconnected)",
         "ended": "session ended",
         "declined": "declined (the answer cites none of the docs)",
         "read_nothing": "answered without reading the docs (the model called no tool)",

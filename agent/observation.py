@@ -1,4 +1,4 @@
-"""Helpers beside the loop: truncating observations and collecting a run's result."""
+"""Helpers beside the loop: truncating observations and tool names, collecting a run's result."""
 
 from __future__ import annotations
 
@@ -18,6 +18,23 @@ def truncate(text: str, limit: int = DEFAULT_MAX_OBSERVATION) -> str:
     cut = text.rfind("\n", 0, limit)
     head = text[: cut if cut > limit // 2 else limit]
     return f"{head}\n[... truncated: {len(text):,} characters in all]"
+
+
+MAX_TOOL_NAME = 256
+"""Characters of a tool name kept (real ones are under 64); a longer one is cut with its
+length, so that a name a server or client made up cannot fill a trace line."""
+
+MAX_CALL_ID = 256
+"""Characters of a tool call's id kept; a longer id is replaced by one of ours."""
+
+
+def cut_name(name: str, length: int | None = None) -> str:
+    """`name` if it is at most MAX_TOOL_NAME characters; else its start and its length
+    (`length`: the whole name's, when only its start was kept)."""
+    length = len(name) if length is None else length
+    if length <= MAX_TOOL_NAME:
+        return name
+    return f"{name[:64]}… ({length:,} characters)"
 
 
 @dataclass

@@ -64,11 +64,19 @@ class Session:
     """Questions asked one after another; each sees the earlier turns (until `reset`)."""
 
     def __init__(
-        self, agent: Agent, *, trace_dir: Path, trace_path: Path | str | None = None
+        self,
+        agent: Agent,
+        *,
+        trace_dir: Path,
+        trace_path: Path | str | None = None,
+        replace_trace: bool = False,
     ) -> None:
+        """`replace_trace`: remove a file at `trace_path` (--force); else a taken name gets
+        the next free one (`run-2.jsonl`), and `last_trace` says which."""
         self.agent = agent
         self.trace_dir = Path(trace_dir)
         self.trace_path = Path(trace_path) if trace_path is not None else None
+        self._replace_trace = replace_trace and trace_path is not None
         self.history: list[Message] = []
         self.last_trace: Path | None = None
         self.last_finished: RunFinished | None = None
@@ -141,13 +149,16 @@ class Session:
         path = self.trace_path or self.trace_dir / trace_filename(question)
         self.last_finished = None
         try:
-            writer = TraceWriter(path, trace_header(self.agent, question))
+            writer = TraceWriter(
+                path, trace_header(self.agent, question), replace=self._replace_trace
+            )
         except OSError as exc:
             error = ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}")
             self.last_finished = Totals().finish("error", elapsed_s=0.0, error=str(error))
             raise error from None
         self.trace_path = None  # an explicit path is for the first run only
-        self.last_trace = path
+        self._replace_trace = False
+        self.last_trace = path = writer.path
         pump = self._pump = _Pump(cancel)
         self._writer, self._seen, self._began = writer, Totals(), time.monotonic()
         self._ended.clear()
@@ -186,6 +197,8 @@ class Session:
                     if writer.finished:
                         return
                     writer.write(event)
+                if writer.error is not None:  # a full disk: the run ends, saying why
+                    raise ConfigError(writer.error)
                 seen = self._seen = seen.add(event)
                 yield event
             if not writer.finished:  # stopped by `cancel` before the run ended itself

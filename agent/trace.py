@@ -7,10 +7,12 @@ folder (file names, the recent-traces list) is `agent.traces`."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import math
+import os
 import threading
 import time
 import types
@@ -24,12 +26,14 @@ from agent.errors import TraceError
 from agent.events import EVENT_TYPES, Event, RunFinished, RunStarted
 from agent.files import NotRegularFile, open_regular
 from agent.messages import Message
+from agent.newfile import create_new
 
 if TYPE_CHECKING:
     from agent.loop import Agent
 
 FORMAT = "docsagent-trace"
-VERSION = 1
+VERSION = 2
+"""2: a served session's normal end is `disconnected` (1 said `ended`; both are read)."""
 
 
 def _encode(value: Any) -> Any:
@@ -158,33 +162,79 @@ class TraceWriter:
 
     Safe to share between threads. The trace ends at its first `RunFinished`: a run that
     was given up on (see `Session.close`) may still emit events, and they are dropped.
+    The file is created, never written over (`agent.newfile`): when `path` is taken, the
+    next free name is used, and `self.path` says which; `replace` removes what is there.
+
+    A line that cannot be written (a full disk) is cut off, so the file ends at its last
+    whole line; `error` then says why, one line, and nothing more is written but a
+    final event, tried once. Writing never raises OSError but at the header (then the
+    file is removed): each caller decides what a lost trace means for its run.
     """
 
     def __init__(
-        self, path: Path, header: dict[str, Any], *, clock: Callable[[], float] = time.monotonic
+        self,
+        path: Path,
+        header: dict[str, Any],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        replace: bool = False,
     ) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # backslashreplace: a lone surrogate (odd bytes in argv, say) becomes a JSON escape
-        self._file: IO[str] | None = self.path.open(
-            "w", encoding="utf-8", errors="backslashreplace"
-        )
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._fd: int | None
+        self._fd, self.path = create_new(Path(path), replace=replace)
         self._clock = clock
         self._start = clock()
         self._seq = 0
         self._lock = threading.Lock()
+        self._pending = memoryview(b"")  # what is left of the line being written
+        self._whole = 0  # bytes of whole lines written
+        self._failure: OSError | None = None
+        self.error: str | None = None  # why the trace could not be written, if it could not
         self.finished = False  # whether the run's final event is written
         self._line({"type": "header", "format": FORMAT, "version": VERSION, **header})
+        if self._failure is not None:  # not even the header: no trace at all
+            os.close(self._fd)
+            self._fd = None
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            raise self._failure
 
     def _line(self, data: dict[str, Any], *, final: bool = False) -> None:
-        if self._file is None:
+        self._emit(json.dumps(data, ensure_ascii=False) + "\n", final=final)
+
+    def _emit(self, text: str, *, final: bool = False) -> None:
+        if self._fd is None:
             raise ValueError("the trace is closed")
-        text = json.dumps(data, ensure_ascii=False) + "\n"
+        if self.error is not None and not final:
+            return
         # Marked before the line goes out: a signal that interrupts writing a long final
         # line must not let a second ending follow it (`close` writes the rest of it).
         self.finished = self.finished or final
-        self._file.write(text)
-        self._file.flush()
+        # backslashreplace: a lone surrogate (odd bytes in argv, say) becomes a JSON escape
+        self._pending = memoryview(text.encode("utf-8", "backslashreplace"))
+        self._drain()
+
+    def _drain(self) -> None:
+        """Write the rest of the line being written; on failure, cut it off."""
+        assert self._fd is not None
+        try:
+            while self._pending:
+                written = os.write(self._fd, self._pending)
+                self._pending = self._pending[written:]
+            self._whole = os.lseek(self._fd, 0, os.SEEK_CUR)
+        except OSError as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        """Cut the file back to its last whole line and remember why."""
+        assert self._fd is not None
+        self._pending = memoryview(b"")
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fd, self._whole)
+            os.lseek(self._fd, self._whole, os.SEEK_SET)
+        if self._failure is None:
+            self._failure = exc
+            self.error = f"cannot write the trace {self.path}: {exc.strerror or exc}"
 
     def write(self, event: Event) -> None:
         """Append one event; nothing is written after the run's final event."""
@@ -205,21 +255,20 @@ class TraceWriter:
         The same text as `_line` writes: every question of a session writes the whole
         conversation before it, and a message keeps its JSON text, made once.
         """
-        if self._file is None:
-            raise ValueError("the trace is closed")
         data = {**head, **event_to_dict(dataclasses.replace(event, history=()))}
         del data["history"]
         text = json.dumps({**data, "history": []}, ensure_ascii=False)
         history = ", ".join(message.json_text for message in event.history)
-        self._file.write(f"{text[:-2]}{history}]}}\n")
-        self._file.flush()
+        self._emit(f"{text[:-2]}{history}]}}\n")
 
     def close(self) -> None:
-        """Close the file (idempotent)."""
+        """Close the file (idempotent), after the rest of a line a signal interrupted."""
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            if self._fd is not None:
+                if self._pending:
+                    self._drain()
+                os.close(self._fd)
+                self._fd = None
 
 
 @dataclass

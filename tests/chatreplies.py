@@ -94,10 +94,12 @@ class Drop:
 @dataclass(frozen=True)
 class Endless:
     """Stream content deltas of `piece` as fast as the client reads, without ever finishing,
-    until the client leaves, the server stops, or `seconds` pass (a bound for the test)."""
+    until the client leaves, the server stops, or `seconds` pass (a bound for the test).
+    With `line`, the stream is one `data:` line that never ends: `piece` after `piece`."""
 
     piece: str = "x" * 8192
     seconds: float = 60.0
+    line: bool = False
 
 
 @dataclass(frozen=True)

@@ -368,6 +368,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             self._start_stream()
             self.close_connection = True
             data = f"data: {json.dumps(chunk({'content': endless.piece}))}\n\n".encode()
+            if endless.line:
+                self._chunk(b'data: {"choices": [{"index": 0, "delta": {"content": "')
+                data = endless.piece.encode()
             until = time.monotonic() + min(endless.seconds, 120.0)
             while not server.stopping.is_set() and time.monotonic() < until:
                 self._chunk(data)  # a broken pipe when the client goes away ends it

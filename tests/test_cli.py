@@ -393,7 +393,7 @@ def test_ask_keeps_the_search_index_in_the_cache_folder(
     assert code == 0, err
     assert err.splitlines()[0] == (
         '[step 1] search_docs({"query": "replay a run"}) → 1 best section for replay, run: '
-        "1. replay.md:1-3 Replay **Run** `docsagent **replay** FIL…"
+        "1. replay.md:1-3 Replay Run `docsagent replay FILE` to wa…"
     )
     assert [p.name.split("-")[0] for p in cache_dir.glob("*.sqlite")] == ["docs"]
 

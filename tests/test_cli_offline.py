@@ -82,7 +82,7 @@ def test_the_samples_work_on_the_bundled_manual() -> None:
 def test_the_example_a_quoted_passage_shows_is_not_a_citation_and_rerun_holds() -> None:
     # The manual's rerun section quotes rerun's output, "citation advanced/timeouts.md:3
     # CHANGED"; the offline model quotes that section: the quote is not the answer citing.
-    code, out, err = ask("How do I change where traces are saved?", "--json")
+    code, out, err = ask("What does rerun print when a cited file changed?", "--json")
     assert code == 0, err
     data = json.loads(out)
     assert "advanced/timeouts.md:3" in data["answer"]

@@ -63,7 +63,10 @@ async def connected(docs: Path, traces: Path, errlog: TextIO) -> AsyncIterator[C
     params = StdioServerParameters(
         command=sys.executable,
         args=server_command(docs, traces),
-        env={"DOCSAGENT_CACHE_DIR": os.environ["DOCSAGENT_CACHE_DIR"]},
+        env={
+            "DOCSAGENT_CACHE_DIR": os.environ["DOCSAGENT_CACHE_DIR"],
+            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],  # the folders served are kept there
+        },
         cwd=ROOT,
     )
     with anyio.fail_after(TIMEOUT_S):
@@ -106,13 +109,21 @@ async def test_it_offers_the_registry_tools_with_their_schemas(
     registry = docs_registry()
     assert [t.name for t in listed] == registry.names
     for offered in listed:
-        assert offered.input_schema == registry[offered.name].described_parameters()
+        own = registry[offered.name].described_parameters()
+        assert offered.input_schema.get("required") == own.get("required")
         assert offered.description == registry[offered.name].description
         assert offered.annotations is not None and offered.annotations.read_only_hint
         for name, schema in offered.input_schema["properties"].items():
             assert schema["description"], f"{offered.name}.{name} has no description"
+            if name in ("max_tokens", "page"):  # the result's budget, the server's own
+                assert schema["type"] == "integer" and schema["minimum"] >= 1
+                continue
             model_sees = registry[offered.name].parameters["properties"][name]
-            assert model_sees == {k: v for k, v in schema.items() if k != "description"}
+            bounds = ("description", "minimum", "maximum")
+            assert model_sees == {k: v for k, v in schema.items() if k not in bounds}
+    (search,) = (t for t in listed if t.name == "search_docs")
+    limit = search.input_schema["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"]) == (1, 10)
     (read_doc,) = (t for t in listed if t.name == "read_doc")
     assert read_doc.input_schema["properties"]["path"]["description"] == (
         "The doc's path, as list_docs or search_docs gives it."
@@ -143,7 +154,7 @@ async def test_each_tool_answers_with_lines_to_cite_and_the_session_is_traced(
     assert [c.name for c in calls] == ["search_docs", "read_doc", "grep_docs", "list_docs"]
     assert json.loads(calls[1].arguments) == {"path": "timeouts.md", "start": 3, "end": 4}
     assert [r.output for r in results][1] == text_of(read)
-    assert trace.complete and ending(trace).stop_reason == "ended"  # the normal end
+    assert trace.complete and ending(trace).stop_reason == "disconnected"  # the normal end
     assert ending(trace).error == "the MCP client closed the session"
     assert ending(trace).stats.tool_calls == 4
     assert "serving" in Path(errlog.name).read_text()

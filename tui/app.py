@@ -216,11 +216,19 @@ def replay_app(
     step: bool = False,
     settings: Path | None = None,
     follow: TraceTail | None = None,
+    sessions: Path | None = None,
 ) -> DocsAgentApp:
-    """The app on the replay screen for `trace` (following it as it grows, with `follow`)."""
+    """The app on the replay screen for `trace` (following it as it grows, with `follow`;
+    moving to each newer `docsagent mcp` session in the `sessions` folder)."""
     return DocsAgentApp(
         lambda: ReplayScreen(
-            trace, path=path, speed=speed, instant=instant, step=step, follow=follow
+            trace,
+            path=path,
+            speed=speed,
+            instant=instant,
+            step=step,
+            follow=follow,
+            sessions=sessions,
         ),
         settings=settings,
     )
@@ -232,6 +240,7 @@ def run_tui(
     question: str | None = None,
     notice: str | None = None,
     trace: Path | None = None,
+    replace_trace: bool = False,
     settings: Path | None = None,
     history: Path | None = None,
 ) -> int:
@@ -241,7 +250,10 @@ def run_tui(
     `history` is the file that keeps the questions asked, for Up and Down to recall.
     """
     docs = open_docs(config)
-    session = Session(build_agent(config, docs=docs), trace_dir=config.trace_dir, trace_path=trace)
+    agent = build_agent(config, docs=docs)
+    session = Session(
+        agent, trace_dir=config.trace_dir, trace_path=trace, replace_trace=replace_trace
+    )
     app = chat_app(
         session,
         config,
@@ -277,9 +289,18 @@ def run_replay(
     step: bool = False,
     settings: Path | None = None,
     follow: TraceTail | None = None,
+    sessions: Path | None = None,
 ) -> int:
-    """Replay `trace` (read from `path`) in the TUI; with `follow`, show it as it grows."""
+    """Replay `trace` (read from `path`) in the TUI; with `follow`, show it as it grows (and
+    move on to newer sessions in `sessions`)."""
     app = replay_app(
-        trace, path=path, speed=speed, instant=instant, step=step, settings=settings, follow=follow
+        trace,
+        path=path,
+        speed=speed,
+        instant=instant,
+        step=step,
+        settings=settings,
+        follow=follow,
+        sessions=sessions,
     )
     return _ended(app.run_until_stopped())

@@ -47,7 +47,7 @@ from tui.options import (
     make_config,
     settings_file,
 )
-from tui.trace_commands import export, follow, mcp, rerun
+from tui.trace_commands import export, follow, index, mcp, rerun
 
 if TYPE_CHECKING:
     from agent import Event
@@ -145,6 +145,7 @@ def _open_tui(options: Options, question: str | None) -> None:
             question=question,
             notice=notice,
             trace=options.trace,
+            replace_trace=options.force,
             settings=settings_file(),
             history=history_file(),
         )
@@ -224,7 +225,9 @@ def ask(
     if notice:
         warn(terminal, notice)
     prepare_index(folder, terminal)
-    session = Session(agent, trace_dir=config.trace_dir, trace_path=options.trace)
+    session = Session(
+        agent, trace_dir=config.trace_dir, trace_path=options.trace, replace_trace=options.force
+    )
     events: list[Event] = []
     try:
         with signals.closing(lambda: session.close(wait_s=0)):
@@ -350,7 +353,7 @@ def replay(
     raise typer.Exit(code)
 
 
-for command in (rerun, export, mcp, follow):  # the commands on saved traces and served docs
+for command in (rerun, export, mcp, index, follow):  # the commands on saved traces and served docs
     app.command(cls=DocsCommand)(command)
 
 
@@ -369,3 +372,7 @@ def main() -> None:
     except SystemExit as exc:
         signals.exit_if_stopped(exc.code)  # with 128 + N (or 130), at once
         raise
+
+
+if __name__ == "__main__":  # `python -m tui.cli`, the command when no script is installed
+    main()

@@ -1,47 +1,72 @@
-"""`docsagent follow`: the replay screen on a trace still being written."""
+"""`docsagent follow`: the replay screen on a trace still being written.
+
+Unpinned, it follows the newest `docsagent mcp` session in the trace folder, waits for
+one when there is none yet, and moves to each newer session as it starts.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from agent import SERVED_MODEL, ConfigError, Trace, TraceError, TraceTail, recent_traces
+from agent import SERVED_MODEL, SERVED_TRACES, ConfigError, Trace, TraceError, TraceTail
 from tui.asking import EXIT_USAGE, warn
 from tui.options import Options, explain, make_config, settings_file
 from tui.terminal import Terminal
 
 
-def newest_served(folder: Path) -> Path | None:
-    """The newest trace of a `docsagent mcp` session in `folder`, if any."""
-    return next((t.path for t in recent_traces(folder) if t.model == SERVED_MODEL), None)
+def newest_served(folder: Path, *, after: Path | None = None) -> Path | None:
+    """The newest trace of a `docsagent mcp` session in `folder` (started after `after`).
+
+    Newest by name, which starts with the time the session started: a long session still
+    written to never hides one that started after it.
+    """
+    try:
+        names = sorted(folder.glob(SERVED_TRACES), key=lambda p: p.name, reverse=True)
+    except OSError:
+        return None
+    for path in names:
+        if after is not None and path.name <= after.name:
+            return None
+        if _served(path):
+            return path
+    return None
+
+
+def _served(path: Path) -> bool:
+    """Whether the trace's header names the served model (a header not yet whole: no)."""
+    tail = TraceTail(path)
+    try:
+        tail.read()
+    except TraceError:
+        return True  # said on the screen when it is followed
+    return tail.header is not None and tail.header.get("model") == SERVED_MODEL
 
 
 def follow_trace(path: Path | None, options: Options) -> int:
-    """Follow `path` (or the newest served session's trace) in the TUI; the exit code."""
+    """Follow `path`, or the newest served session's trace and each newer one; exit code."""
     terminal = Terminal()
+    sessions = None
     if path is None:
         try:
             config, _ = make_config(options)
         except ConfigError as exc:
             warn(terminal, f"docsagent: {explain(exc)}")
             return EXIT_USAGE
-        path = newest_served(config.trace_dir)
-        if path is None:
-            warn(
-                terminal,
-                f"docsagent: no `docsagent mcp` session's trace in {config.trace_dir}; "
-                "start the server (or name a trace) first",
-            )
+        sessions = config.trace_dir
+        path = newest_served(sessions)
+    trace, tail = None, None
+    if path is not None:
+        tail = TraceTail(path)
+        try:
+            events, times = tail.read()
+        except TraceError as exc:
+            warn(terminal, f"docsagent: {exc}")
             return EXIT_USAGE
-    tail = TraceTail(path)
-    try:
-        events, times = tail.read()
-    except TraceError as exc:
-        warn(terminal, f"docsagent: {exc}")
-        return EXIT_USAGE
-    if tail.header is None:
-        warn(terminal, f"docsagent: {path} is not a docsagent trace (no header line)")
-        return EXIT_USAGE
+        if tail.header is None:
+            warn(terminal, f"docsagent: {path} is not a docsagent trace (no header line)")
+            return EXIT_USAGE
+        trace = Trace(tail.header, events, times)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         warn(
             terminal, "docsagent: follow needs a terminal; use replay --print for a finished trace"
@@ -49,5 +74,13 @@ def follow_trace(path: Path | None, options: Options) -> int:
         return EXIT_USAGE
     from tui.app import run_replay
 
-    trace = Trace(tail.header, events, times)
-    return run_replay(trace, path=path, settings=settings_file(), follow=tail)
+    if trace is None or path is None:  # no session yet: the screen waits for one
+        assert sessions is not None
+        trace, path = waiting(sessions), sessions
+    return run_replay(trace, path=path, settings=settings_file(), follow=tail, sessions=sessions)
+
+
+def waiting(folder: Path) -> Trace:
+    """An empty served session's trace, shown until a session starts in `folder`."""
+    header = {"question": "", "model": SERVED_MODEL, "docs": str(folder), "max_steps": 0}
+    return Trace(header)

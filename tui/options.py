@@ -48,10 +48,16 @@ SETTINGS: dict[str, str] = {
 
 
 def docs_folder(value: str) -> Path:
-    """`--docs PATH`: an empty one would mean the current folder, which nobody types."""
+    """`--docs PATH` (or `NAME=PATH`, `NAME@VERSION=PATH`, as `docsagent mcp` takes it: the
+    folder); an empty one would mean the current folder, which nobody types."""
+    from agent import ConfigError, parse_docs_spec
+
     if not value.strip():
         raise typer.BadParameter("is empty: give a docs folder, or leave it out for the manual")
-    return Path(value)
+    try:
+        return parse_docs_spec(value).path
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 Docs = Annotated[
@@ -65,6 +71,29 @@ Docs = Annotated[
         parser=docs_folder,
     ),
 ]
+DocSets = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--docs",
+        metavar="[NAME[@VERSION]=]PATH",
+        help=(
+            "A docs folder to serve, as PATH, NAME=PATH or NAME@VERSION=PATH; repeat it for "
+            "several sets [default: $DOCSAGENT_DOCS, else the bundled manual]."
+        ),
+        show_default=False,
+    ),
+]
+
+
+def docs_specs(given: list[str] | None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The `--docs` values of `docsagent mcp`, else DOCSAGENT_DOCS (one set), else none."""
+    if given:
+        return given
+    env = os.environ if environ is None else environ
+    value = env.get("DOCSAGENT_DOCS", "").strip()
+    return [value] if value else []
+
+
 Model = Annotated[
     str | None,
     typer.Option(

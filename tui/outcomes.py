@@ -69,7 +69,12 @@ OUTCOMES: dict[str, Outcome] = {
         label="error", style="bold red", summary="failed", notice="error: {}",
         detail="the run failed", level="error", exit_code=1,
     ),
-    "ended": Outcome(
+    "disconnected": Outcome(
+        label="disconnected", style="bold green", summary="session ended",
+        notice="disconnected: {}", detail="the client closed the session", level="info",
+        exit_code=0,
+    ),
+    "ended": Outcome(  # a served session's normal end in version 1 traces
         label="session ended", style="bold green", summary="session ended",
         notice="session ended: {}", detail="the client closed the session", level="info",
         exit_code=0,

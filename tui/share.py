@@ -8,7 +8,16 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from agent import AgentError, Corpus, RerunReport, RunFinished, Trace, export_trace, read_trace
+from agent import (
+    AgentError,
+    Corpus,
+    RerunReport,
+    RunFinished,
+    Trace,
+    export_trace,
+    read_trace,
+    write_new,
+)
 from tui.asking import EXIT_OK, EXIT_USAGE, fail
 from tui.options import explain
 from tui.printer import preview
@@ -20,7 +29,9 @@ SHOWN_PATH = 200  # a longer docs path in a trace is shortened in the error line
 
 
 def export_beside(trace: Path, format: ShareFormat) -> Path:
-    """Write `trace` as Markdown or HTML next to it (same name, `.md` or `.html`); its path.
+    """Write `trace` as Markdown or HTML next to it (same name, `.md` or `.html`); the
+    path written: a name already taken, by a file or a link, gets the next free one
+    (`report-2.md`), never written over or through (`agent.newfile`).
 
     Raises TraceError when the trace cannot be read, OSError when the file cannot be written.
     """
@@ -28,8 +39,7 @@ def export_beside(trace: Path, format: ShareFormat) -> Path:
     target = trace.with_suffix(SUFFIXES[format])
     if target == trace:  # never over the trace itself
         target = trace.with_name(trace.name + SUFFIXES[format])
-    target.write_text(text, encoding="utf-8")
-    return target
+    return write_new(target, text)
 
 
 def trusted_folder(loaded: Trace, used: Path) -> Path:

@@ -53,6 +53,7 @@ RunState = Literal[
     "max_steps",
     "budget",
     "repeated",
+    "disconnected",
     "ended",
     "interrupted",
 ]

@@ -1,4 +1,4 @@
-"""The commands on saved traces and served docs: `rerun`, `export`, `mcp`, `follow`.
+"""The commands on saved traces and served docs: `rerun`, `export`, `mcp`, `index`, `follow`.
 
 Plain functions here; `tui.cli` registers them on its Typer app, after `replay`. No
 `from __future__ import annotations`, as in `tui.cli`: Typer reads these annotations
@@ -12,7 +12,15 @@ from typing import Annotated
 import typer
 
 from agent import AgentError, TraceError
-from tui.options import Docs, Options, TraceDir, TraceFile, docs_folders_file, explain
+from tui.options import (
+    DocSets,
+    Options,
+    TraceDir,
+    TraceFile,
+    docs_folders_file,
+    docs_specs,
+    explain,
+)
 
 
 def rerun(
@@ -67,7 +75,7 @@ def export(
     ] = False,
 ) -> None:
     """Export a saved run to share: Markdown, an HTML page, or the model's messages as JSON."""
-    from agent import EXPORT_FORMATS, export_trace, read_trace
+    from agent import EXPORT_FORMATS, export_trace, read_trace, write_new
     from tui.asking import EXIT_OK, EXIT_USAGE, fail
     from tui.terminal import Terminal
 
@@ -86,15 +94,17 @@ def export(
     if output is None:  # on the terminal (or through a pipe to it): made visible
         Terminal().say(text, end="")
         raise typer.Exit(EXIT_OK)
-    try:
-        output.write_text(text, encoding="utf-8")
+    try:  # a name taken meanwhile is refused; --force replaces the name, not a link's target
+        output = write_new(output, text, replace=force, rename=False)
+    except FileExistsError:
+        raise fail(f"{output} already exists; pass --force to replace it", EXIT_USAGE) from None
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     Terminal().warn(f"docsagent: wrote {output}")
 
 
 def mcp(
-    docs: Docs = None,
+    docs: DocSets = None,
     trace_dir: TraceDir = None,
     http: Annotated[
         int | None,
@@ -110,15 +120,59 @@ def mcp(
     host: Annotated[
         str, typer.Option("--host", metavar="HOST", help="The address --http listens on.")
     ] = "127.0.0.1",
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            metavar="ORIGIN",
+            help="Also serve web pages from this origin (http://host:port), for --http.",
+            show_default=False,
+        ),
+    ] = None,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="CLIENT",
+            help=(
+                "Print what CLIENT needs to start this server, with absolute paths, and exit: "
+                "claude-code, claude-desktop, cursor or vscode."
+            ),
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the docs to a coding agent over MCP; each session is traced.
 
     \b
-    Claude Code: claude mcp add docs -- docsagent mcp --docs /path/to/docs
+    Set up a client: docsagent mcp --config claude-code --docs /path/to/docs
     """
+    if config is not None:
+        from tui.client_config import print_config
+
+        raise typer.Exit(print_config(config, docs_specs(docs), trace_dir))
     from tui.mcp_server import run_mcp
 
-    raise typer.Exit(run_mcp(Options(docs=docs, trace_dir=trace_dir), http=http, host=host))
+    origins = allow_origin or []
+    options = Options(trace_dir=trace_dir)
+    raise typer.Exit(
+        run_mcp(docs_specs(docs), options, http=http, host=host, allow_origins=origins)
+    )
+
+
+def index(
+    folders: Annotated[
+        list[Path],
+        typer.Argument(metavar="PATH...", help="Docs folders to index.", show_default=False),
+    ],
+) -> None:
+    """Build or refresh the search index of docs folders ahead of use, with progress.
+
+    Exit 0 when every folder is indexed, 2 when one cannot be opened.
+    """
+    from tui.indexing import index_folders
+
+    raise typer.Exit(index_folders(folders))
 
 
 def follow(
@@ -126,13 +180,28 @@ def follow(
         Path | None,
         typer.Argument(
             metavar="[TRACE]",
-            help="The trace to follow [default: the newest `docsagent mcp` session's].",
+            help=(
+                "The trace to follow, and only it (as --session) [default: the newest "
+                "`docsagent mcp` session's, then each newer one's]."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+    session: Annotated[
+        Path | None,
+        typer.Option(
+            "--session",
+            metavar="FILE",
+            help="Follow this session's trace only, not the newer sessions that start.",
             show_default=False,
         ),
     ] = None,
     trace_dir: TraceDir = None,
 ) -> None:
-    """Watch a `docsagent mcp` session's look-ups live."""
+    """Watch a `docsagent mcp` session's look-ups live; with none yet, wait for one."""
+    from tui.asking import EXIT_USAGE, fail
     from tui.following import follow_trace
 
-    raise typer.Exit(follow_trace(trace, Options(trace_dir=trace_dir)))
+    if trace is not None and session is not None:
+        raise fail("give the trace to follow once: as TRACE or as --session", EXIT_USAGE)
+    raise typer.Exit(follow_trace(trace or session, Options(trace_dir=trace_dir)))

@@ -59,6 +59,7 @@ BLOCKS = {"de": "..", "de1": "..", "am": "..", "ig": ".."}
 """Requests that open a block to their end line: a macro's definition, an ignored block."""
 FENCES = {"nf": "fi", "EX": "EE"}
 SECTIONS = {"SH": "##", "SS": "###", "SU": "###"}
+NAME_SECTIONS = {"NAME", "NOM", "NOMBRE", "NAMN"}
 TAGS = {"TP", "TQ"}
 """Requests whose next line is a paragraph's tag (an option, `-p, --preserve-permissions`):
 a heading one level under the section's, so that an option and what it does are a section."""
@@ -81,6 +82,7 @@ def page_lines(lines: list[str]) -> list[str]:
     heading = ""  # the marks of a heading whose text is on the next line
     level = 2  # the level of the section the page is in
     tagged = False  # the next line is a `.TP` paragraph's tag: an option, most often
+    named = False  # the title is the NAME section's line
     for n, line in enumerate(lines):
         if ending:
             out.append("")
@@ -108,11 +110,14 @@ def page_lines(lines: list[str]) -> list[str]:
             ending = BLOCKS[name]
         elif name in SECTIONS:
             words = " ".join(arguments(args))
-            out.append(f"{SECTIONS[name]} {words}" if words else "")
             heading = "" if words else SECTIONS[name]
+            if named and words.upper() in NAME_SECTIONS:
+                words = ""  # the title is its line: the page's first section is its NAME
+            out.append(f"{SECTIONS[name]} {words}" if words else "")
             level = len(SECTIONS[name])
         elif name == "TH":
-            out.append(f"# {_title(lines, arguments(args))}")
+            title, named = _title(lines, arguments(args))
+            out.append(f"# {title}")
         else:
             out.append(_shown(name, args))
     return out
@@ -216,8 +221,9 @@ def _fences(lines: list[str]) -> set[int]:
     return found
 
 
-def _title(lines: list[str], words: list[str]) -> str:
-    """The page's title: its NAME line (`tar - an archiving utility`), else `TAR(1)`."""
+def _title(lines: list[str], words: list[str]) -> tuple[str, bool]:
+    """The page's title: its NAME line (`tar - an archiving utility`), else `TAR(1)`; and
+    whether it is the NAME line."""
     named = False
     for line in lines[:400]:
         request = _REQUEST.fullmatch(line) if line[:1] in ".'" else None
@@ -225,10 +231,10 @@ def _title(lines: list[str], words: list[str]) -> str:
             if request[1] in SECTIONS:
                 if named:
                     break
-                named = " ".join(arguments(request[2] or "")).upper() in {"NAME", "NOM"}
+                named = " ".join(arguments(request[2] or "")).upper() in NAME_SECTIONS
             continue
         if named and line.strip():
-            return text(line).strip()
+            return text(line).strip(), True
     if not words:
-        return "manual page"
-    return f"{words[0]}({words[1]})" if len(words) > 1 else words[0]
+        return "manual page", False
+    return (f"{words[0]}({words[1]})" if len(words) > 1 else words[0]), False

@@ -5,6 +5,11 @@ says is left out: fenced and indented code blocks, inline code spans, block quot
 offline model quotes the docs in one, and docs quote tool output) and raw HTML blocks.
 markdown-it-py (CommonMark, plus tables) finds the blocks; its own code-span rule,
 run over each prose block's source, finds the code spans, so positions are exact.
+
+markdown-it makes about eight tokens of each table row (100,000 rows took 6 s to read for
+citations), and tries every block rule on each line of a paragraph: past MAX_TABLE_ROWS
+lines holding `|` in a row, the rest of the text is taken as prose, its code spans left
+out, without reading its blocks (the HTML export shows it as written).
 """
 
 from __future__ import annotations
@@ -25,9 +30,34 @@ _PLAIN = re.compile(r"[^`\\<&\n]+")
 mark, which made the inline pass cost more than a whole parse."""
 
 
+MAX_TABLE_ROWS = 2000
+"""Lines holding `|` in a row read as a table (its rows); the HTML export draws as many."""
+
+
+def long_table_end(text: str) -> int | None:
+    """Where the line after the first MAX_TABLE_ROWS of a longer run of `|` lines starts."""
+    run = 0
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end + 1
+        run = run + 1 if text.find("|", start, end) >= 0 else 0
+        if run > MAX_TABLE_ROWS:
+            return start
+        start = end
+    return None
+
+
 def prose_ranges(text: str) -> list[tuple[int, int]]:
     """The parts of `text` that are prose: (start, end) positions, end exclusive, in order."""
+    cut = long_table_end(text)
+    if cut is None:
+        return _ranges(text, _parser())
     parser = _parser()
+    return _ranges(text[:cut], parser) + _outside_code(parser, text, cut, len(text))
+
+
+def _ranges(text: str, parser: MarkdownIt) -> list[tuple[int, int]]:
     starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
     starts.append(len(text))
     ranges: list[tuple[int, int]] = []

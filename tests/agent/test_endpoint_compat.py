@@ -152,7 +152,8 @@ def test_an_empty_stream_without_a_finish_is_asked_again_whole(
 def test_a_stream_cut_off_without_a_finish_says_so(chat_server: ChatServer, make: Factory) -> None:
     chat_server.push(SSE([chunk({"content": "Half an ans"})]))  # then [DONE], no finish
     chunks, error = fail(make())
-    assert chunks == [Delta("Half an ans")]
+    assert all(isinstance(c, Delta) for c in chunks)  # (an "s" might begin the key: held back)
+    assert "".join(c.text for c in chunks) == "Half an ans"  # type: ignore[union-attr]
     assert type(error) is errors.ProtocolError
     assert str(error).startswith(
         f"{host(chat_server)} ended the stream before the reply was finished (no finish reason)"

@@ -242,8 +242,7 @@ def test_a_trace_that_cannot_be_written_is_an_error_not_an_interruption(
         return [reply("Run `docsagent replay FILE` (replay.md:3-4).")]
 
     taken = tmp_path / "t"
-    taken.mkdir()
-    (taken / trace_name(1, REPLAY)).mkdir()  # a folder where the trace file would go
+    taken.write_text("")  # a file where the traces folder would go
     run = EvalRun(make_agent=agents(docs, turns), corpus=Corpus.open(docs), trace_dir=taken)
     [result] = run_questions([REPLAY], run)
     assert result.stop_reason == "error"

@@ -230,3 +230,28 @@ def test_an_export_names_a_decline_and_an_answer_that_read_nothing(
     trace = read_trace(session.last_trace)
     assert export(trace, "markdown").splitlines()[-1].startswith(outcome)
     assert outcome in export(trace, "html")
+
+
+def test_an_answer_with_a_huge_table_draws_its_first_rows_and_shows_the_rest_as_text(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nRows.\n")
+    rows = "".join(f"| r{n} | <b>{n}</b> |\n" for n in range(100_000))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": f"See a.md:1-3.\n\n| k | v |\n|---|---|\n{rows}"}]))
+    trace = tmp_path / "run.jsonl"
+    args = ["ask", "q", "--docs", str(docs), "--model", f"script:{script}", "--trace", str(trace)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    page = export(read_trace(trace), "html")
+    assert page.count("<tr>") == 1999  # 2,000 lines with `|`: header, delimiter, 1,998 rows
+    assert "<td>r1997</td>" in page and "<td>r1998</td>" not in page
+    assert (
+        '<p class="note">A table of more than 2,000 rows: from here on the text is shown as '
+        "written.</p>\n<pre>| r1998 | &lt;b&gt;1998&lt;/b&gt; |\n"
+    ) in page
+    assert "| r99999 | &lt;b&gt;99999&lt;/b&gt; |" in page
+    parser = _Tags()
+    parser.feed(page)
+    assert parser.stack == [] and "script" not in parser.seen

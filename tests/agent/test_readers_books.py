@@ -52,7 +52,7 @@ def test_a_man_page_reads_as_markdown_one_line_for_each_source_line() -> None:
         "",
         "",
         "",
-        "## NAME",
+        "",  # the title is the NAME line: no section of the title alone
         "archive - keep files in one file",
         "## SYNOPSIS",
         "archive",

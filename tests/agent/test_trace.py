@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from agent import export_trace
 from agent.errors import TraceError
-from agent.events import RunFinished
+from agent.events import RunFinished, RunStarted
 from agent.loop import Agent
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
@@ -30,7 +31,7 @@ def test_a_run_writes_a_complete_trace_that_reads_back_equal(
     header = json.loads(lines[0])
     assert header["type"] == "header"
     assert header["format"] == "docsagent-trace"
-    assert header["version"] == 1
+    assert header["version"] == 2
     assert header["question"] == "what is here?"
     assert [t["function"]["name"] for t in header["tools"]] == [
         "search_docs",
@@ -108,8 +109,8 @@ def test_readers_skip_unknown_events_and_refuse_newer_versions(tmp_path: Path) -
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     trace = read_trace(path)
     assert trace.skipped == 1 and trace.complete
-    path.write_text(json.dumps({**header, "version": 2}) + "\n")
-    with pytest.raises(TraceError, match="version 2 trace; this docsagent reads version 1"):
+    path.write_text(json.dumps({**header, "version": 3}) + "\n")
+    with pytest.raises(TraceError, match="version 3 trace; this docsagent reads version 2"):
         read_trace(path)
 
 
@@ -230,3 +231,19 @@ def test_a_follow_ups_history_is_written_as_every_other_event_is(
     written = json.dumps(started, ensure_ascii=False).encode("utf-8", "backslashreplace")
     assert lines[1].encode("utf-8") == written
     assert read_trace(session.last_trace).events == events
+
+
+def test_a_version_1_served_trace_that_ended_still_reads_and_exports(tmp_path: Path) -> None:
+    """Version 1 said `ended` for a client that closed its session; 2 says `disconnected`."""
+    path = tmp_path / "old.jsonl"
+    header = {"type": "header", "format": "docsagent-trace", "version": 1, "question": "q"}
+    header |= {"model": "mcp client", "max_steps": 0, "docs": "/docs"}
+    started = RunStarted(question="q", model="mcp client", max_steps=0)
+    ended = RunFinished(stop_reason="ended", answer=None, stats=_stats(), error="closed")
+    lines = [header] + [
+        {"seq": n, "t": 0.0, **event_to_dict(e)} for n, e in ((1, started), (2, ended))
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    trace = read_trace(path)
+    assert trace.complete and trace.events[-1].stop_reason == "ended"  # type: ignore[attr-defined]
+    assert "session ended after" in export_trace(trace, "markdown")

@@ -40,6 +40,7 @@ from tests.bench.quality import SetScores, measure  # noqa: E402
 from tests.eval.sets import (  # noqa: E402
     DEVELOPMENT_SETS,
     FRESH_SETS,
+    SPENT_SETS,
     fetch_fresh,
     locate,
     question_file,
@@ -113,9 +114,10 @@ def main() -> int:
     development = () if options.blind_only else DEVELOPMENT_SETS
     names = [n for n in (*development, *FRESH_SETS) if not options.sets or n in options.sets]
     install = os.environ.get("BENCH_INSTALL") == "1"
-    found = locate(tuple(n for n in names if n in DEVELOPMENT_SETS), install=install)
+    debian = tuple(n for n in names if n in DEVELOPMENT_SETS and n not in SPENT_SETS)
+    found = locate(debian, install=install)
     for name in names:
-        if name in FRESH_SETS:
+        if name in FRESH_SETS + SPENT_SETS:
             fetched = fetch_fresh(name, CACHE / "fresh", download=True)
             if fetched is not None:
                 found[name] = fetched
@@ -134,15 +136,16 @@ def main() -> int:
             questions = load_questions(question_file(name))
             scores = measure(name, questions, found[name], cache=work / name)
             ok &= scores.offline.hits >= scores.bm25_hits
-            if name in FRESH_SETS:
+            if name in FRESH_SETS + SPENT_SETS:
                 base, where = baseline_page_first(question_file(name), found[name], work)
                 assert "baseline" in where, f"the baseline ran today's code ({where})"
-                blind.append((scores, base))
-                print(line(scores, "blind", base), flush=True)
+                if name in FRESH_SETS:
+                    blind.append((scores, base))
+                print(line(scores, "blind" if name in FRESH_SETS else "spent", base), flush=True)
             else:
                 print(line(scores, "dev"), flush=True)
     for name in missing:
-        how = "BENCH_INSTALL=1" if name in DEVELOPMENT_SETS else "a registry download"
+        how = "a registry download" if name in FRESH_SETS + SPENT_SETS else "BENCH_INSTALL=1"
         print(f"{name:<12}MISSING: its docs are not here ({how} gets them)")
     if blind:
         answerable = sum(s.offline.with_evidence for s, _ in blind)

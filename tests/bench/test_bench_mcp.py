@@ -4,7 +4,8 @@
   protocol floor: the SDK client and a trivial SDK server with one no-op tool, measured
   in the same run), medians of warm calls;
 - the official MCP Inspector (npm, CLI mode) lists the tools and calls `search_docs` and
-  a hostile `read_doc` against `docsagent mcp` (skipped, with the reason, without npx).
+  a hostile `read_doc` against `docsagent mcp`, and `search_docs` in one of two named doc
+  sets (skipped, with the reason, without npx).
 """
 
 from __future__ import annotations
@@ -140,4 +141,10 @@ def test_the_mcp_inspector_lists_the_tools_and_calls_search_docs(tmp_path: Path)
         "--tool-arg", "path=../../etc/passwd",
     )  # fmt: skip
     assert refused["isError"] and "outside the docs folder" in refused["content"][0]["text"]
-    print("\nMCP Inspector (npm, CLI mode): tools/list and tools/call as expected")
+    two_sets = [*trace_dir, "--docs", f"old@0.0.1={MANUAL}"]  # beside the manual's own set
+    found = inspector(
+        *two_sets, "--method", "tools/call", "--tool-name", "search_docs",
+        "--tool-arg", "query=How do I replay a trace?", "--tool-arg", "set=old",
+    )  # fmt: skip
+    assert not found["isError"] and found["content"][0]["text"].startswith("[set old 0.0.1] ")
+    print("\nMCP Inspector (npm, CLI mode): tools/list and tools/call as expected, two sets too")

@@ -14,6 +14,7 @@ from tests.eval.sets import (
     FRESH_SETS,
     HELDOUT_SETS,
     HERE,
+    SPENT_SETS,
     WRITTEN_FOR,
     chosen,
     digest,
@@ -110,14 +111,14 @@ def test_a_held_out_set_is_never_picked_without_heldout() -> None:
         chosen(["vim"], heldout=True)
 
 
-@pytest.mark.parametrize("name", FRESH_SETS)
+@pytest.mark.parametrize("name", FRESH_SETS + SPENT_SETS)
 def test_a_fresh_blind_set_is_unchanged_since_it_was_committed(name: str) -> None:
     """Its hash is the one committed with it, before the rules it judges: a question edited
     after a run would no longer measure docs nobody tuned for."""
     assert digest(question_file(name)) == hashes()[f"{name}.jsonl"]
 
 
-@pytest.mark.parametrize("name", FRESH_SETS)
+@pytest.mark.parametrize("name", FRESH_SETS + SPENT_SETS)
 def test_a_fresh_blind_set_has_25_answerable_and_5_unanswerable_questions(name: str) -> None:
     questions = load_questions(question_file(name))
     answerable = [q for q in questions if q.answerable]

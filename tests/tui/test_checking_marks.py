@@ -182,12 +182,24 @@ async def test_ctrl_s_in_replay_exports_the_whole_trace(tmp_path: Path) -> None:
         assert written.read_text(encoding="utf-8") == export_trace(read_trace(path), "markdown")
 
 
-async def test_an_export_that_cannot_be_written_says_why(tmp_path: Path) -> None:
-    path = tmp_path / "answered.jsonl"
+async def test_ctrl_s_keeps_the_users_file_and_never_writes_through_a_link(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "report.jsonl"
     shutil.copy(FIXTURES / "answered.jsonl", path)
-    (tmp_path / "answered.md").mkdir()  # in the way of the file
+    (tmp_path / "report.md").write_text("my own report\n")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not yours\n")
+    (tmp_path / "report.html").symlink_to(victim)
+    (tmp_path / "report-2.html").mkdir()  # a folder in the way is passed over too
     app = replay_app(read_trace(path), path=path, instant=True)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("ctrl+s")
-        [message] = notices(app)
-        assert message.startswith(f"cannot write beside {path}: ")
+        app.screen.export_html()  # type: ignore[attr-defined]
+        await until(pilot, lambda: len(notices(app)) == 2)
+        markdown, page = tmp_path / "report-2.md", tmp_path / "report-3.html"
+        assert notices(app) == [f"exported the run to {markdown}", f"exported the run to {page}"]
+    assert (tmp_path / "report.md").read_text() == "my own report\n"
+    assert victim.read_text() == "not yours\n"
+    assert markdown.read_text(encoding="utf-8") == export_trace(read_trace(path), "markdown")
+    assert page.read_text(encoding="utf-8") == export_trace(read_trace(path), "html")

@@ -28,7 +28,7 @@ from agent.trace import TraceWriter
 from tests.tui.conftest import until
 from tui.app import replay_app
 from tui.entries import TurnEntry
-from tui.following import newest_served
+from tui.following import newest_served, waiting
 from tui.screens.replay import ReplayScreen
 from tui.state import ViewState
 from tui.widgets.header_bar import HeaderBar
@@ -71,11 +71,11 @@ async def test_new_calls_appear_as_the_client_makes_them_and_it_ends_with_the_se
         await until(pilot, lambda: screen.state.tool_calls == 2)
         assert cards(screen.state) == ["search_docs", "read_doc"]
         assert "following" in screen.header_extra()
-        server.close("the MCP client closed the session", stop_reason="ended")
-        await until(pilot, lambda: tail.finished and screen.state.run == "ended")
+        server.close("the MCP client closed the session", stop_reason="disconnected")
+        await until(pilot, lambda: tail.finished and screen.state.run == "disconnected")
         assert screen.header_extra().startswith("ended")
         header = str(app.screen.query_one(HeaderBar).render())
-        assert header.endswith("● session ended") and "cancelled" not in header
+        assert header.endswith("● disconnected") and "cancelled" not in header
 
 
 @pytest.mark.asyncio
@@ -126,7 +126,9 @@ def test_follow_picks_the_newest_served_session(tmp_path: Path) -> None:
     second.close("done")
 
 
-def test_follow_without_a_session_says_so(tmp_path: Path, cli_env: Path) -> None:
+def test_follow_outside_a_terminal_says_so_even_before_a_session(
+    tmp_path: Path, cli_env: Path
+) -> None:
     import subprocess
 
     done = subprocess.run(
@@ -136,7 +138,49 @@ def test_follow_without_a_session_says_so(tmp_path: Path, cli_env: Path) -> None
         cwd=ROOT,
     )
     assert done.returncode == 2
-    assert "no `docsagent mcp` session's trace in" in done.stderr
+    assert "follow needs a terminal" in done.stderr
+
+
+def followed(app: object) -> ReplayScreen:
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, ReplayScreen)
+    return screen
+
+
+@pytest.mark.asyncio
+async def test_follow_waits_for_a_session_then_moves_to_each_newer_one(tmp_path: Path) -> None:
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    app = replay_app(waiting(traces), path=traces, sessions=traces)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert followed(app).header_extra() == f"waiting for a docsagent mcp session in {traces}"
+        first = served(traces)
+        first.call("search_docs", {"query": "replay a trace"})
+        await until(pilot, lambda: cards(followed(app).state) == ["search_docs"])
+        assert followed(app).path == first.path
+        first.close("the MCP client closed the session", stop_reason="disconnected")
+        await until(pilot, lambda: followed(app).state.run == "disconnected")
+        second = served(traces)  # a new session, without a restart of follow
+        second.call("read_doc", {"path": "index.md"})
+        await until(pilot, lambda: cards(followed(app).state) == ["read_doc"])
+        assert followed(app).path == second.path and "following" in followed(app).header_extra()
+        second.close("done")
+
+
+@pytest.mark.asyncio
+async def test_a_pinned_session_is_kept_when_a_newer_one_starts(tmp_path: Path) -> None:
+    traces = tmp_path / "traces"
+    first = served(traces)
+    trace, tail = following(first.path)
+    app = replay_app(trace, path=first.path, follow=tail)  # `--session FILE`: no folder watched
+    async with app.run_test(size=(100, 30)) as pilot:
+        second = served(traces)
+        second.call("list_docs", {})
+        first.call("grep_docs", {"keyword": "replay"})
+        await until(pilot, lambda: cards(followed(app).state) == ["grep_docs"])
+        assert followed(app).path == first.path
+    first.close("done")
+    second.close("done")
 
 
 def bars(screen: ReplayScreen) -> tuple[str, str]:

@@ -56,7 +56,7 @@ def test_labels_for_what_is_not_a_stop_reason() -> None:
     assert cut_short(ViewState()).entries[-1] == NoticeEntry(
         "the trace ends here: the run was interrupted", "warning"
     )
-    assert [OUTCOMES[r].exit_code for r in get_args(StopReason)] == [0, 3, 3, 3, 3, 3, 130, 1, 0]
+    assert [OUTCOMES[r].exit_code for r in get_args(StopReason)] == [0, 3, 3, 3, 3, 3, 130, 1, 0, 0]
 
 
 def answered(text: str, *, read: bool) -> list[object]:

@@ -90,9 +90,12 @@ class ReplayScreen(TraceScreen):
         step: bool = False,
         standalone: bool = True,
         follow: TraceTail | None = None,
+        sessions: Path | None = None,
     ) -> None:
         super().__init__()
         self.follow = follow  # a trace still being written: shown as it grows
+        self.sessions = sessions  # a trace folder: a newer served session there is followed
+        self._after = path if follow is not None else None  # sessions up to this one are past
         self.trace = trace
         self.path = path
         whole = trace.complete or follow is not None  # a followed trace is not cut short
@@ -116,9 +119,9 @@ class ReplayScreen(TraceScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        if self.follow is not None:
+        if self.follow is not None or self.sessions is not None:
             self._go(self.replayer.total)
-            if not self.follow.finished:
+            if self.sessions is not None or (self.follow and not self.follow.finished):
                 self._poller = self.set_interval(FOLLOW_POLL_S, self._read_on)
         elif self.instant:
             self._go(self.replayer.total)
@@ -142,8 +145,12 @@ class ReplayScreen(TraceScreen):
             self.action_close()
 
     def _read_on(self) -> None:
-        """Follow mode: show the lines written since the last look (at the end, if there)."""
-        assert self.follow is not None
+        """Follow mode: show the lines written since the last look (at the end, if there);
+        with `sessions`, move to a newer session's trace when one starts."""
+        if self.sessions is not None and self._newer_session():
+            return
+        if self.follow is None:
+            return
         try:
             events, times = self.follow.read()
         except TraceError as exc:
@@ -153,13 +160,44 @@ class ReplayScreen(TraceScreen):
         at_end = self.replayer.position == self.replayer.total
         if events:
             self.replayer.extend(events, times)
-        if self.follow.finished and self._poller is not None:
+        if self.follow.finished and self._poller is not None and self.sessions is None:
             self._poller.stop()
             self._poller = None
         if at_end:
             self._go(self.replayer.total)
         elif events or self.follow.finished:
             self.schedule_render()
+
+    def _newer_session(self) -> bool:
+        """Whether a session newer than the one shown has started: if so, follow it instead."""
+        from tui.following import newest_served
+
+        assert self.sessions is not None
+        newer = newest_served(self.sessions, after=self._after)
+        if newer is None:
+            return False
+        tail = TraceTail(newer)
+        try:
+            events, times = tail.read()
+        except TraceError as exc:
+            self.notices = [*self.notices, f"not following {newer.name}: {exc}"]
+            self.schedule_render()
+            self._after = newer  # not tried again
+            return False
+        if tail.header is None:  # its first line is still being written
+            return False
+        if self._poller is not None:
+            self._poller.stop()
+            self._poller = None
+        screen = ReplayScreen(
+            Trace(tail.header, events, times),
+            path=newer,
+            standalone=self.standalone,
+            follow=tail,
+            sessions=self.sessions,
+        )
+        self.app.switch_screen(screen)
+        return True
 
     def _go(self, position: int) -> None:
         self.state = self.replayer.seek(position)
@@ -261,6 +299,8 @@ class ReplayScreen(TraceScreen):
         self.dismiss()
 
     def header_extra(self) -> str:
+        if self.follow is None and self.sessions is not None:
+            return f"waiting for a docsagent mcp session in {self.sessions}"
         if self.follow is not None:
             state = "ended" if self.follow.finished else "following ●"
             return f"{state} · event {self.replayer.position} / {self.replayer.total}"

@@ -115,11 +115,15 @@ def server_message(exc: Any, api_key: str) -> str:
     return text[:300] + ("…" if len(text) > 300 else "")
 
 
+MIN_SECRET = 6
+"""A key shorter than this is not looked for in text (it would match ordinary words)."""
+
+
 def scrub(text: str, api_key: str) -> str:
     """`text` with the key (and the key without its surrounding whitespace) replaced by ***,
     in any case: a server may echo it upper- or lower-cased (`SK-...`)."""
     for secret in {api_key, api_key.strip()}:
-        if len(secret) >= 6:
+        if len(secret) >= MIN_SECRET:
             text = re.sub(re.escape(secret), "***", text, flags=re.IGNORECASE)
     return text
 

@@ -50,6 +50,7 @@ from agent.models.openai.errors import (
 )
 from agent.models.openai.known import Known, KnownEndpoints
 from agent.models.openai.request import BodyEncoder, reply_cap, request_body
+from agent.models.openai.secret import KeyFilter
 from agent.models.openai.stream import StreamAssembler, fields, reply_from_completion
 from agent.models.openai.window import Facts
 
@@ -417,23 +418,29 @@ class OpenAIModel:
         # Set before checking `stopped`: a cancel either sees the stream or is seen here.
         request.stream = stream
         assembler = StreamAssembler()
+        secret = KeyFilter(self._api_key)
         why: str | None = None
         try:
             if stopped():
                 return None
-            for chunk in stream:
+            try:
+                for chunk in stream:
+                    if stopped():
+                        return None
+                    progress[0] = True
+                    text = secret.feed(assembler.feed(fields(chunk)))
+                    if text:
+                        yield Delta(text)
+                    if assembler.size > self.max_reply_chars:
+                        assembler.finish_reason = "length"  # a runaway stream: cut short here
+                        break
                 if stopped():
-                    return None
-                progress[0] = True
-                text = assembler.feed(fields(chunk))
-                if text:
-                    yield Delta(text)
-                if assembler.size > self.max_reply_chars:
-                    assembler.finish_reason = "length"  # a runaway stream: cut short here
-                    break
-            if stopped():
-                return None  # the stream ended because it was shut down under us
-            why = assembler.unfinished(self.endpoint)
+                    return None  # the stream ended because it was shut down under us
+                why = assembler.unfinished(self.endpoint)
+            except Exception:  # what the key filter held back was shown before the failure
+                if rest := secret.flush():
+                    yield Delta(rest)
+                raise
         except openai.APIError as exc:
             if type(exc) is not openai.APIError or not assembler.empty:
                 cut[:] = assembler.text  # kept by the error: the run shows it, as cut off
@@ -450,7 +457,9 @@ class OpenAIModel:
                 _shutdown(stream.response)
             stream.close()
         if why is None:
-            yield assembler.reply(messages, tools, self._new_id)
+            if rest := secret.flush():
+                yield Delta(rest)
+            yield secret.reply(assembler.reply(messages, tools, self._new_id))
         return why
 
     def _whole(
@@ -462,7 +471,8 @@ class OpenAIModel:
     ) -> Iterator[Chunk]:
         completion = self._post(client, messages, tools, stream=False)
         if not stopped():
-            yield reply_from_completion(completion, messages, tools, self._new_id)
+            reply = reply_from_completion(completion, messages, tools, self._new_id)
+            yield KeyFilter(self._api_key).reply(reply)
 
     def _new_id(self) -> str:
         return f"call_{next(self._ids)}"

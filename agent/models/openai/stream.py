@@ -17,13 +17,26 @@ from agent.errors import ProtocolError
 from agent.events import Usage
 from agent.messages import Message, ToolCall
 from agent.models.base import Reply, ToolSchema, estimate_usage
+from agent.observation import MAX_CALL_ID, MAX_TOOL_NAME, cut_name
 
 
 @dataclass
 class _PartialCall:
     id: str = ""
-    name: str = ""
+    name: str = ""  # at most MAX_TOOL_NAME characters of it are kept ...
+    name_length: int = 0  # ... and its whole length counted
     arguments: list[str] = field(default_factory=list)
+
+    def add_name(self, piece: str) -> None:
+        """Append a piece of a name streamed in pieces (only what fits is kept)."""
+        if len(self.name) <= MAX_TOOL_NAME:
+            self.name += piece[: MAX_TOOL_NAME + 1 - len(self.name)]
+        self.name_length += len(piece)
+
+    @property
+    def whole_name(self) -> str:
+        """The name, cut with its length when it is longer than MAX_TOOL_NAME."""
+        return cut_name(self.name, self.name_length)
 
     @property
     def complete_json(self) -> bool:
@@ -52,9 +65,9 @@ class ToolCallAssembler:
         if call_id and not call.id:
             call.id = call_id
         if name and not call.name:
-            call.name = name
+            call.add_name(name)
         elif name and name != call.name:
-            call.name += name  # a name streamed in pieces
+            call.add_name(name)  # a name streamed in pieces
         if arguments:
             call.arguments.append(arguments)
 
@@ -148,8 +161,9 @@ class StreamAssembler:
             delta = getattr(choice, "delta", None)
             for fragment in _tool_calls(delta):
                 self.tools.add(fragment)
-                arguments = getattr(getattr(fragment, "function", None), "arguments", None)
-                self.size += len(arguments) if isinstance(arguments, str) else 0
+                function = getattr(fragment, "function", None)
+                for part in (getattr(function, "arguments", None), getattr(function, "name", None)):
+                    self.size += len(part) if isinstance(part, str) else 0
             text = _text_of(delta)
             if text:
                 self.text.append(text)
@@ -181,7 +195,7 @@ class StreamAssembler:
         self, messages: Sequence[Message], tools: Sequence[ToolSchema], new_id: Callable[[], str]
     ) -> Reply:
         """The complete reply once the stream has ended."""
-        calls = [(c.id, c.name, "".join(c.arguments)) for c in self.tools.calls]
+        calls = [(c.id, c.whole_name, "".join(c.arguments)) for c in self.tools.calls]
         text = "".join(self.text)
         return build_reply(text, calls, self.finish_reason, self.usage, messages, tools, new_id)
 
@@ -223,7 +237,9 @@ def build_reply(
     """A `Reply` from the parts, normalising what providers leave out."""
     tool_calls = tuple(
         ToolCall(
-            id=call_id or new_id(), name=name, arguments=arguments if arguments.strip() else "{}"
+            id=call_id if 0 < len(call_id) <= MAX_CALL_ID else new_id(),
+            name=cut_name(name),
+            arguments=arguments if arguments.strip() else "{}",
         )
         for call_id, name, arguments in calls
     )

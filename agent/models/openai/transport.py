@@ -11,6 +11,12 @@
 - **What the server said, once.** Models that share the client (eval's questions) share
   what each would ask the server before its first request (its context window): asked
   once for them all, not three requests a question.
+- **Bounded where it is read.** The SDK's stream decoder keeps a line, and an event's
+  lines, until they end, with no limit: a server that sends one `data:` line and never
+  ends it grew the process 75 MB a second. Each streamed event (the bytes up to a blank
+  line) may hold `MAX_EVENT_BYTES`, and a whole reply that is not streamed
+  `MAX_BODY_BYTES`; past them the request ends with `ReplyTooLarge`, one line naming the
+  bound, and is not retried.
 - **A shutdown that wakes readers.** Closing a socket does not wake a thread blocked
   reading it; shutting it down does. Every socket the client opens is remembered
   (weakly), so a cancel ends a stalled stream or a non-streamed request at once.
@@ -32,11 +38,21 @@ from typing import Any, TypeVar
 import httpx2
 import openai
 
+from agent.errors import ProtocolError
+from agent.models.openai.errors import endpoint_of
+
 DRAIN_S = 1.0
 """How long the end of a finished stream's body may take before the connection is dropped."""
 
 DRAIN_BYTES = 65536
 """How much a server may send after `[DONE]` before the connection is dropped instead."""
+
+MAX_EVENT_BYTES = 8 * 1024 * 1024
+"""Bytes one streamed event (its lines up to a blank line) may hold: a chunk is a few
+hundred bytes; a server that sends a whole long reply as one chunk stays far below."""
+
+MAX_BODY_BYTES = 32 * 1024 * 1024
+"""Bytes a whole reply that is not streamed may hold (one JSON object)."""
 
 _DONE = re.compile(rb"data: ?\[DONE\]\s*$")
 _TAIL = 32  # enough bytes of the stream to see `data: [DONE]` split across pieces
@@ -47,6 +63,10 @@ T = TypeVar("T")
 
 class DeadlineExceeded(httpx2.ReadTimeout):
     """A request was still going at its deadline."""
+
+
+class ReplyTooLarge(ProtocolError):
+    """A reply (or one event of a streamed reply) went past its bound in bytes."""
 
 
 class ModelHTTPClient(openai.DefaultHttpxClient):
@@ -81,7 +101,14 @@ class ModelHTTPClient(openai.DefaultHttpxClient):
             deadline = self._clock() + self.request_timeout
         request.extensions = {**request.extensions, "trace": self._tracer(request.extensions)}
         response = super().send(request, stream=True, **kwargs)
-        body = _Body(response, deadline=deadline, limit=self.request_timeout, clock=self._clock)
+        body = _Body(
+            response,
+            deadline=deadline,
+            limit=self.request_timeout,
+            clock=self._clock,
+            bound=MAX_EVENT_BYTES if _streamed(response) else MAX_BODY_BYTES,
+            events=_streamed(response),
+        )
         response.stream = body
         try:
             body.check()  # the headers alone may have taken too long
@@ -144,12 +171,17 @@ class _Body(httpx2.SyncByteStream):
         deadline: float | None,
         limit: float | None,
         clock: Callable[[], float],
+        bound: int = MAX_BODY_BYTES,
+        events: bool = False,
     ) -> None:
         self._response = response
         self._inner = response.stream
         self._deadline = deadline
         self._limit = limit
         self._clock = clock
+        self._bound = bound  # bytes of the body, or of each event when `events`
+        self._events = events
+        self._open = 0  # bytes read since the last event ended (or in all)
 
     def check(self) -> None:
         """Raise `DeadlineExceeded` if the request's deadline has passed."""
@@ -164,11 +196,25 @@ class _Body(httpx2.SyncByteStream):
         tail = b""
         for piece in pieces:
             self.check()
+            self._count(tail[-3:], piece)
             tail = (tail + piece)[-_TAIL:]
             if _DONE.search(tail):
                 yield piece + self._drain(pieces)
                 return
             yield piece
+
+    def _count(self, before: bytes, piece: bytes) -> None:
+        """Add `piece` to the bytes read since the last event ended (`before`: the bytes
+        just before it); ReplyTooLarge past the bound."""
+        data = before + piece
+        end = _event_end(data) if self._events else -1
+        self._open = len(data) - end if end >= 0 else self._open + len(piece)
+        if self._open > self._bound:
+            what = "a stream event (one line or more)" if self._events else "a reply"
+            raise ReplyTooLarge(
+                f"{endpoint_of(str(self._response.request.url))} sent {what} longer than "
+                f"{self._bound // 2**20} MiB, the most docsagent reads; the reply was cut off"
+            )
 
     def close(self) -> None:
         assert isinstance(self._inner, httpx2.SyncByteStream)
@@ -196,6 +242,21 @@ class _Body(httpx2.SyncByteStream):
             if guard is not None:
                 guard.cancel()
         return b"".join(rest)
+
+
+def _streamed(response: httpx2.Response) -> bool:
+    """Whether the reply is a stream of server-sent events."""
+    return response.headers.get("content-type", "").startswith("text/event-stream")
+
+
+def _event_end(data: bytes) -> int:
+    """The offset just past the last blank line in `data` (where an event ended), or -1."""
+    end = -1
+    for mark in (b"\n\n", b"\r\r", b"\r\n\r\n"):
+        at = data.rfind(mark)
+        if at >= 0:
+            end = max(end, at + len(mark))
+    return end
 
 
 def _shutdown(sock: socket.socket) -> None:
