@@ -97,6 +97,15 @@ class Config:
 
         return display_url(self.base_url or DEFAULT_BASE_URL)
 
+    @property
+    def is_private(self) -> bool:
+        """Whether the endpoint is on this machine or a private network (so: no list price)."""
+        if self.endpoint is None:
+            return False
+        from agent.models.openai.errors import is_private
+
+        return is_private(self.base_url or DEFAULT_BASE_URL)
+
 
 _URL = ("base_url",)  # the field each of check_base_url's errors names
 
@@ -159,6 +168,7 @@ def build_model(
         from agent.models.scripted import load_script
 
         return load_script(config.model.removeprefix("script:"))
+    from agent.models.openai.known import KnownEndpoints
     from agent.models.openai.model import OpenAIModel
 
     return OpenAIModel(
@@ -172,6 +182,7 @@ def build_model(
         http_client=http,
         max_reply_tokens=config.max_reply_tokens,
         context=config.context,
+        known=KnownEndpoints(config.cache_dir),
     )
 
 
@@ -233,7 +244,9 @@ def build_agent(
         max_steps=config.max_steps,
         token_budget=config.token_budget,
         compaction=compaction_for(config),
-        cost=partial(estimate_cost, config.model, extra=config.prices),
+        cost=partial(
+            estimate_cost, config.model, extra=config.prices, listed=not config.is_private
+        ),
         docs=os.path.abspath(Path(config.docs).expanduser()),  # a trace reruns from anywhere
         endpoint=config.endpoint,
     )

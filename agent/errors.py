@@ -7,7 +7,7 @@ The tree::
     ├── TraceError           a trace file that cannot be read (or is a newer version)
     └── ModelError           the model could not be reached or refused the request
         ├── AuthenticationError   no key / bad key (401, 403)
-        ├── ModelNotFoundError    unknown model (404)
+        ├── ModelNotFoundError    unknown model, or a base URL that is no API route (404)
         ├── BadRequestError       the server rejected the request (400, 422)
         ├── RateLimitError        429, after retries
         ├── ServerError           5xx, after retries
@@ -41,6 +41,9 @@ class TraceError(AgentError):
 
 class ModelError(AgentError):
     """The model call failed in a way the run cannot recover from."""
+
+    partial: str = ""
+    """The reply's text that had streamed in when the failure cut it off (kept and shown)."""
 
 
 class AuthenticationError(ModelError):

@@ -6,13 +6,13 @@ import json
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import agent.messages as msg
 from agent.compaction import Compaction, EarlierTurns
 from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_MAX_STEPS
-from agent.errors import AgentError
+from agent.errors import AgentError, ModelError
 from agent.events import (
     ContextCompacted,
     Event,
@@ -30,7 +30,7 @@ from agent.events import (
     Totals,
     Usage,
 )
-from agent.models.base import Delta, Model, Notice, Reply, Retry
+from agent.models.base import Delta, Model, Notice, Reply, Retry, estimate_tokens, estimate_usage
 from agent.observation import truncate
 from agent.tools.arguments import parse_arguments
 from agent.tools.final import FinalAnswer
@@ -189,19 +189,24 @@ class Agent:
             yield from self._shorten(run, step=step)
         yield self._count(run, ModelRequested(step=step, n_messages=len(run.messages)))
         asked, reply = self.clock(), None
-        for chunk in self.model.query(run.messages, self.tools.schemas(), cancel=run.cancel):
-            if run.cancel.is_set():
-                return None
-            if isinstance(chunk, Delta):
-                yield TextDelta(step=step, text=chunk.text)
-            elif isinstance(chunk, Notice):
-                yield ModelNotice(step=step, text=chunk.text)
-            elif isinstance(chunk, Retry):
-                yield RetryScheduled(
-                    step=step, attempt=chunk.attempt, delay_s=chunk.delay_s, reason=chunk.reason
-                )
-            elif isinstance(chunk, Reply):
-                reply = chunk
+        try:
+            for chunk in self.model.query(run.messages, self.tools.schemas(), cancel=run.cancel):
+                if run.cancel.is_set():
+                    return None
+                if isinstance(chunk, Delta):
+                    yield TextDelta(step=step, text=chunk.text)
+                elif isinstance(chunk, Notice):
+                    yield ModelNotice(step=step, text=chunk.text)
+                elif isinstance(chunk, Retry):
+                    yield RetryScheduled(
+                        step=step, attempt=chunk.attempt, delay_s=chunk.delay_s, reason=chunk.reason
+                    )
+                elif isinstance(chunk, Reply):
+                    reply = chunk
+        except ModelError as exc:
+            if exc.partial:  # the text so far, and its estimated tokens, are kept: cut off
+                yield self._cut_off(run, step, exc.partial, self.clock() - asked)
+            raise
         if reply is not None:
             total = run.totals.usage + reply.usage
             yield self._count(
@@ -216,6 +221,23 @@ class Agent:
                 ),
             )
         return reply
+
+    def _cut_off(self, run: _Run, step: int, partial: str, duration_s: float) -> ModelReplied:
+        """The reply a failure cut off, with estimated tokens (`finish_reason` "cut_off")."""
+        usage = estimate_usage(run.messages, self.tools.schemas(), msg.assistant(partial))
+        usage = replace(usage, completion_tokens=estimate_tokens(partial))  # as the error says
+        total = run.totals.usage + usage
+        return self._count(
+            run,
+            ModelReplied(
+                step=step,
+                usage=usage,
+                total=total,
+                duration_s=round(duration_s, 3),
+                finish_reason="cut_off",
+                cost_usd=self.cost(total),
+            ),
+        )
 
     def _shorten(self, run: _Run, *, step: int) -> Iterator[ContextCompacted]:
         """Replace old observations by stubs, announcing what was shortened.

@@ -27,9 +27,15 @@ PRICES: dict[str, Price] = {
 }
 
 
-def price_of(model: str, *, extra: Mapping[str, Price] | None = None) -> Price | None:
-    """The price of `model` (exact name, or without a "provider/" prefix), or None."""
-    table = {**PRICES, **(extra or {})}
+def price_of(
+    model: str, *, extra: Mapping[str, Price] | None = None, listed: bool = True
+) -> Price | None:
+    """The price of `model` (exact name, or without a "provider/" prefix), or None.
+
+    `listed=False` leaves out the list prices: only `extra` (the user's) counts, as for a
+    server on this machine or a private network, which a list price does not describe.
+    """
+    table = {**(PRICES if listed else {}), **(extra or {})}
     for name in (model, model.rsplit("/", 1)[-1]):
         if name in table:
             return table[name]
@@ -37,10 +43,10 @@ def price_of(model: str, *, extra: Mapping[str, Price] | None = None) -> Price |
 
 
 def estimate_cost(
-    model: str, usage: Usage, *, extra: Mapping[str, Price] | None = None
+    model: str, usage: Usage, *, extra: Mapping[str, Price] | None = None, listed: bool = True
 ) -> float | None:
-    """USD for `usage` on `model`; None when its price is unknown."""
-    price = price_of(model, extra=extra)
+    """USD for `usage` on `model`; None when its price is unknown (see `price_of`)."""
+    price = price_of(model, extra=extra, listed=listed)
     if price is None:
         return None
     per_input, per_output = price

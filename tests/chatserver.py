@@ -12,7 +12,9 @@ request body is recorded in `server.requests`, its size in `server.request_bytes
 the preceding tool calls, ids are unique, content is a string, no field a strict server
 does not know) and a bad one gets a 400 without consuming a scripted response. `GET
 /props` and `GET /v1/models` answer `server.props` and `server.models` when set (404
-otherwise), as llama-server and vLLM tell their context size.
+otherwise), as llama-server and vLLM tell their context size. `server.latency` delays
+every answer (a distant server); `server.chat_connections` holds the connections the chat
+requests came on.
 
 Like a real server it speaks HTTP/1.1 and keeps connections open between requests
 (streams are sent chunked); `server.connections` counts the connections accepted.
@@ -150,6 +152,9 @@ class ChatServer:
         self.request_bytes: list[int] = []
         self.headers: list[dict[str, str]] = []
         self.connections = 0
+        self.chat_connections: set[int] = set()  # the connections chat requests came on
+        self.latency = 0.0  # seconds every request (GET too) waits: a distant server
+        self.first_chat_at: float | None = None  # time.monotonic() of the first chat request
         self.script: deque[Response] = deque()
         self.props: dict[str, Any] | None = None
         self.models: dict[str, Any] | None = None
@@ -260,6 +265,8 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             server.gets.append(self.path)
+            if server.latency:
+                server.stopping.wait(server.latency)
             found = {"/props": server.props, "/v1/models": server.models}.get(self.path)
             if found is None:
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
@@ -272,8 +279,13 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             body = json.loads(raw or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
             if self.path.rstrip("/") != "/v1/chat/completions":
-                self._json(404, {"error": {"message": f"no route {self.path}"}})
+                self._json(404, {"error": {"message": "File Not Found"}})  # as llama-server says
                 return
+            if server.first_chat_at is None:
+                server.first_chat_at = time.monotonic()
+            server.chat_connections.add(id(self.connection))
+            if server.latency:
+                server.stopping.wait(server.latency)
             response = server.next_response(body, headers, len(raw))
             if server.delay:
                 server.stopping.wait(server.delay)

@@ -204,7 +204,7 @@ def test_a_remote_endpoint_without_a_key_says_how_to_set_one(
 def test_the_command_line_names_the_options_the_core_error_points_at(
     chat_server: ChatServer, docs: Path, env: Path, status: int, core: str, hint: str
 ) -> None:
-    chat_server.push(Status(status, "no"))
+    chat_server.push(Status(status, "The model `test-model` does not exist"))
     code, out, err = ask(chat_server, docs)
     core = core.format(h=chat_server.base_url.removesuffix("/v1"))
     assert (code, err.splitlines()[-1]) == (1, f"docsagent: {core}; {hint}")
@@ -266,7 +266,7 @@ def test_a_run_reuses_one_connection(
     code, out, err = ask(chat_server, docs, *extra)
     assert code == 0, err
     assert len(chat_server.requests) == 3
-    assert chat_server.connections == 1
+    assert len(chat_server.chat_connections) == 1  # the probes go at once, on their own
 
 
 @pytest.mark.parametrize("mode", ["stream", "no-stream"])

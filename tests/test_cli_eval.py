@@ -289,7 +289,9 @@ def test_an_eval_run_sends_every_question_through_one_pool_of_connections(
     )
     assert code == 0, err
     assert len(chat_server.requests) == 12
-    assert chat_server.connections <= 2  # a client per question opened one per question
+    # the probes' three connections (asked at once), reused by the questions' two at a time;
+    # a client per question opened one per question
+    assert chat_server.connections <= 3 and len(chat_server.chat_connections) <= 2
 
 
 def test_an_eval_run_asks_the_server_for_its_context_window_once(
@@ -305,7 +307,8 @@ def test_an_eval_run_asks_the_server_for_its_context_window_once(
         *("--concurrency", "3"),
     )
     assert code == 0, err
-    assert chat_server.gets == ["/props"]  # not once a question: three requests each
+    # once, not once a question: the three probes at once, then the cache folder's answer
+    assert sorted(chat_server.gets) == ["/api/v0/models", "/props", "/v1/models"]
     assert [r["max_tokens"] for r in chat_server.requests] == [512] * 6  # a quarter of it
 
 

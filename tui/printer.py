@@ -14,9 +14,11 @@ from agent import (
     ContextCompacted,
     Event,
     ModelNotice,
+    ModelReplied,
     RetryScheduled,
     RunFinished,
     RunStats,
+    TextDelta,
     ToolCallFinished,
     ToolCallStarted,
     parse_arguments,
@@ -173,9 +175,20 @@ class ProgressPrinter:
         self.write = write
         self.width = width
         self._calls: dict[str, ToolCallStarted] = {}
+        self._text: tuple[int, str] = (0, "")  # the step's streamed text, its start only
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, ToolCallStarted):
+        if isinstance(event, TextDelta):
+            step, text = self._text
+            text = text if step == event.step else ""
+            if len(text) < PREVIEW * 4:  # enough for the line; the trace keeps it all
+                self._text = (event.step, text + event.text)
+        elif isinstance(event, ModelReplied) and event.finish_reason == "cut_off":
+            step, text = self._text
+            tokens = f"≈{event.usage.completion_tokens:,} tok"
+            shown = preview(text if step == event.step else "")
+            self._line(f"[step {event.step}] reply cut off after {tokens}: ", result=shown)
+        elif isinstance(event, ToolCallStarted):
             self._calls[event.tool_call_id] = event
         elif isinstance(event, ToolCallFinished):
             mark = "✗" if event.error else "→"

@@ -57,7 +57,8 @@ def test_a_refused_key_is_never_quoted(
     ("status", "kind", "message"),
     [
         (403, errors.AuthenticationError, "the endpoint {h} refused the API key (403)"),
-        (404, errors.ModelNotFoundError, "model 'test-model' not found at {h} (404)"),
+        (404, errors.ModelNotFoundError,
+         "{h}/v1/chat/completions is not an API route (404), so the base URL is likely wrong"),
         (400, errors.BadRequestError, "{h} rejected the request (400): bad *** in tools"),
         (422, errors.BadRequestError, "{h} rejected the request (422): bad *** in tools"),
     ],
@@ -271,4 +272,7 @@ def test_a_stream_cut_off_mid_body_is_an_error_not_an_answer(
     chunks, error = fail(make(max_retries=0))
     assert chunks == [Delta("Partial answ")]
     assert isinstance(error, errors.ConnectionFailed)
-    assert str(error).startswith(f"{host(chat_server)} broke off the reply mid-stream: ")
+    assert str(error).startswith(
+        f"{host(chat_server)} broke off the reply mid-stream after ≈3 tokens: "
+    )
+    assert error.partial == "Partial answ"  # kept: the run shows it, marked as cut off

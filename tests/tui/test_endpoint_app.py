@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 
@@ -44,6 +45,8 @@ async def test_counters_end_at_the_servers_usage_and_show_the_cost(
         Reply(content=ANSWER, usage=(2000, 100)),
     )
     cfg = endpoint_config(config, chat_server, stream=stream)
+    # a local endpoint has no list price: the user's price for it is what is shown
+    cfg = dataclasses.replace(cfg, prices={"gpt-4o-mini": (0.15, 0.60)})
     session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
     app = chat_app(session, cfg)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -9,6 +9,7 @@ server message is scrubbed of the key.
 from __future__ import annotations
 
 import email.utils
+import ipaddress
 import json
 import re
 import socket
@@ -19,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import agent.errors as errors
+from agent.models.base import estimate_tokens as streamed_tokens
 
 MAX_RETRY_AFTER_S = 30.0
 """A server's Retry-After is honoured up to this many seconds."""
@@ -69,6 +71,19 @@ def is_local(base_url: str) -> bool:
     return host in _LOCAL_HOSTS or host.endswith(".localhost") or host.startswith("127.")
 
 
+def is_private(base_url: str) -> bool:
+    """Whether `base_url` is on this machine or a private network (127.0.0.1, ::1, 10.x,
+    192.168.x, fd00::/8, a `.local` name): a server someone runs, not a priced service."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if is_local(base_url) or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local
+
+
 @dataclass(frozen=True)
 class Context:
     """What an error message may mention about the failed call."""
@@ -80,6 +95,8 @@ class Context:
     received: bool = False
     retries: int = 0
     request_timeout: float | None = None
+    partial: str = ""
+    """The text that had streamed in before the failure."""
 
 
 def server_message(exc: Any, api_key: str) -> str:
@@ -172,7 +189,9 @@ def _retry_after(headers: Any) -> float | None:
 def translate(exc: Any, ctx: Context) -> errors.ModelError:
     """The `agent.errors` exception for an SDK failure, with one clear line and no key."""
     error = _translate(exc, ctx)
-    return type(error)(scrub(str(error), ctx.api_key), fields=error.fields)
+    translated = type(error)(scrub(str(error), ctx.api_key), fields=error.fields)
+    translated.partial = ctx.partial
+    return translated
 
 
 def _translate(exc: Any, ctx: Context) -> errors.ModelError:
@@ -205,7 +224,10 @@ def _translate(exc: Any, ctx: Context) -> errors.ModelError:
         return errors.ModelTimeout(f"no answer from {host} within {ctx.timeout:g} s")
     if isinstance(exc, openai.APIConnectionError):
         if ctx.received:
-            return errors.ConnectionFailed(f"{host} broke off the reply mid-stream: {_why(exc)}")
+            after = f" after ≈{streamed_tokens(ctx.partial):,} tokens" if ctx.partial else ""
+            return errors.ConnectionFailed(
+                f"{host} broke off the reply mid-stream{after}: {_why(exc)}"
+            )
         return errors.ConnectionFailed(f"cannot reach {display_url(ctx.base_url)}: {_why(exc)}")
     if isinstance(exc, json.JSONDecodeError):
         return errors.ProtocolError(f"{host} sent a reply that is not valid JSON")
@@ -224,6 +246,12 @@ def _for_status(status: int, message: str, ctx: Context) -> errors.ModelError:
         return errors.AuthenticationError(
             f"the endpoint {host} refused the API key ({status})", fields=("api_key",)
         )
+    if status == 404 and not _names_a_model(message, ctx.model):
+        return errors.ModelNotFoundError(
+            f"{display_url(ctx.base_url)}/chat/completions is not an API route (404), "
+            f"so the base URL is likely wrong{_url_hint(ctx.base_url)}",
+            fields=("base_url",),
+        )
     if status == 404:
         return errors.ModelNotFoundError(
             f"model {ctx.model!r} not found at {host} (404)", fields=("model", "base_url")
@@ -233,6 +261,25 @@ def _for_status(status: int, message: str, ctx: Context) -> errors.ModelError:
     if status >= 500:
         return errors.ServerError(f"server error from {host} ({status}){after}: {message}")
     return errors.BadRequestError(f"{host} rejected the request ({status}): {message}")
+
+
+def _names_a_model(message: str, model: str) -> bool:
+    """Whether a 404's message is about the model (vLLM, Ollama, OpenAI say so), not the path.
+
+    A path that is no route gets the web framework's own words ("Not Found", "File Not
+    Found", "404 page not found"), which never mention a model.
+    """
+    return "model" in message.lower() or (bool(model) and model.lower() in message.lower())
+
+
+def _url_hint(base_url: str) -> str:
+    """What is likely wrong with the base URL's path, for the 404 of a path that is no route."""
+    path = urlsplit(base_url).path.rstrip("/")
+    if path.endswith("/chat/completions"):
+        return " (it ends before /chat/completions, which docsagent adds)"
+    if not path.endswith("/v1"):
+        return " (most servers want it to end in /v1)"
+    return ""
 
 
 def _why(exc: Any) -> str:

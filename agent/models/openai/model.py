@@ -23,7 +23,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import agent.errors as errors
@@ -39,6 +39,7 @@ from agent.messages import Message
 from agent.models.base import Chunk, Delta, Notice, Retry, ToolSchema
 from agent.models.openai.errors import (
     Context,
+    display_url,
     endpoint_of,
     is_local,
     rejects_stream_options,
@@ -47,9 +48,11 @@ from agent.models.openai.errors import (
     server_message,
     translate,
 )
+from agent.models.openai.known import Known, KnownEndpoints
 from agent.models.openai.request import BodyEncoder, reply_cap, request_body
 from agent.models.openai.secret import KeyFilter
 from agent.models.openai.stream import StreamAssembler, fields, reply_from_completion
+from agent.models.openai.window import Facts
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -88,6 +91,7 @@ class OpenAIModel:
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
         http_client: ModelHTTPClient | None = None,
+        known: KnownEndpoints | None = None,
     ) -> None:
         """Args:
         name: the model name sent to the endpoint.
@@ -108,6 +112,8 @@ class OpenAIModel:
         http_client: a client (and its connection pool) shared with other models, as
             eval's questions share one; its owner closes it. By default the model makes
             its own on first use and closes it in `close`.
+        known: what earlier runs learned of endpoints (the cache folder's file); by
+            default nothing is kept and the server is asked on first use.
         """
         self.name = name
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
@@ -119,8 +125,9 @@ class OpenAIModel:
         self.max_reply_tokens = max_reply_tokens
         self.context_window = context
         self.tool_choice = tool_choice
-        self._probe = context is None  # ask the server for its context once, on first use
+        self._probe = True  # learn of the server once, on first use (no probe with a context)
         self._streams = True  # set off for good when the server cannot stream a reply
+        self._known = known if known is not None else KnownEndpoints(None)
         self.backoff = backoff
         self._api_key = (api_key or "").strip()
         self._sleep = sleep
@@ -155,20 +162,10 @@ class OpenAIModel:
         if cancel is not None and cancel.is_set():
             return
         client = self._connect()
-        if self._probe:  # once: what the server says about its context (see window.py)
-            from agent.models.openai.window import probe_context
-
+        if self._probe:  # once: what the server says of itself (see window.py, known.py)
             self._probe = False
-            key = f"Bearer {self._api_key or LOCAL_DUMMY_KEY}"
-            http = self._http
-            assert http is not None  # connected
-            # Asked once per HTTP client: models sharing one (eval's questions) share it.
-            self.context_window = http.once(
-                ("context", self.base_url, self.name),
-                lambda: probe_context(
-                    http, self.base_url, self.name, headers={"Authorization": key}
-                ),
-            )
+            yield from self._learn()
+        self._check_fits(messages)
         request = _Request()
         with self._lock:
             self._requests.add(request)
@@ -177,6 +174,57 @@ class OpenAIModel:
         finally:
             with self._lock:
                 self._requests.discard(request)
+
+    def _learn(self) -> Iterator[Chunk]:
+        """The endpoint's context and listing, from the cache folder or else asked once (the
+        probes at once); a warning when the listing does not hold this model's name."""
+        from agent.models.openai.window import probe_endpoint, unlisted
+
+        http = self._http
+        assert http is not None  # connected
+        url = display_url(self.base_url)
+        key = f"Bearer {self._api_key or LOCAL_DUMMY_KEY}"
+
+        given = self.context_window
+
+        def learn() -> Known | None:
+            known = self._known.get(url, self.name)
+            if given is None and (known is None or not known.probed):
+                facts = probe_endpoint(
+                    http, self.base_url, self.name, headers={"Authorization": key}
+                )
+                streams = known.streams_tools if known is not None else None
+                known = self._known.put(url, self.name, Known(facts, streams))
+            return known
+
+        # Asked once per HTTP client: models sharing one (eval's questions) share it.
+        known = http.once(
+            ("endpoint", self.base_url, self.name, "probe" if given is None else "given"), learn
+        )
+        if known is None:
+            return  # the context given, nothing learned before: no probe
+        if given is None:
+            self.context_window = known.facts.context
+        if known.streams_tools is False:
+            self._streams = False
+        if given is not None:
+            return
+        warning = unlisted(self.name, known.facts, f"{url}/models")
+        first: list[bool] = []
+        http.once(("warned", self.base_url, self.name), lambda: first.append(True))
+        if warning is not None and first:
+            yield Notice(warning)
+
+    def _check_fits(self, messages: Sequence[Message]) -> None:
+        """Refuse, before sending, a question that alone does not fit the context."""
+        window = self.context_window
+        question = next((m for m in reversed(messages) if m.role == "user"), None)
+        if window is None or question is None or (tokens := question.ascii_tokens) <= window:
+            return
+        raise errors.BadRequestError(
+            f"the question is about {tokens:,} tokens, more than the whole context of "
+            f"{self.endpoint} ({window:,} tokens): not sent; shorten the question"
+        )
 
     def cancel(self) -> None:
         """Stop the queries in flight, from any thread: a stream's blocked read returns at once.
@@ -241,11 +289,13 @@ class OpenAIModel:
                 request_timeout=self.request_timeout,
             )
             request.received = False
+            cut: list[str] = []  # the text that had arrived when a stream failed
             try:
                 if streamed:
-                    why = yield from self._streamed(client, messages, tools, request, stopped)
+                    why = yield from self._streamed(client, messages, tools, request, stopped, cut)
                     if why is not None and not stopped():
                         self._streams = False
+                        self._remember_no_streaming()
                         yield Notice(f"{why}; asking without streaming from now on")
                         continue
                 elif not stopped():
@@ -263,7 +313,7 @@ class OpenAIModel:
                     continue
                 reason = retry_reason(exc, request.received)
                 if reason is None or retries >= self.max_retries:
-                    ctx = dataclasses.replace(ctx, received=request.received)
+                    ctx = dataclasses.replace(ctx, received=request.received, partial="".join(cut))
                     raise translate(exc, ctx) from exc
                 retries += 1
                 delay = retry_delay(exc, retries, self.backoff)
@@ -271,6 +321,13 @@ class OpenAIModel:
                 self._wait(delay, request, stopped)
                 if stopped():
                     return
+
+    def _remember_no_streaming(self) -> None:
+        """Keep that this endpoint cannot stream this model's replies, so later runs (each
+        `ask`, each eval question) ask unstreamed at once, without the wasted request."""
+        url = display_url(self.base_url)
+        known = self._known.get(url, self.name) or Known(Facts(), probed=False)
+        self._known.put(url, self.name, replace(known, streams_tools=False))
 
     def _connect(self) -> OpenAI:
         if not self._api_key and not is_local(self.base_url):
@@ -350,6 +407,7 @@ class OpenAIModel:
         tools: Sequence[ToolSchema],
         request: _Request,
         stopped: Callable[[], bool],
+        cut: list[str],
     ) -> Generator[Chunk, None, str | None]:
         """Stream one reply; return why to ask again without streaming, or None when done."""
         import openai
@@ -383,10 +441,14 @@ class OpenAIModel:
                 raise
         except openai.APIError as exc:
             if type(exc) is not openai.APIError or not assembler.empty:
+                cut[:] = assembler.text  # kept by the error: the run shows it, as cut off
                 raise
             # An error event before any reply: the server could not stream this one.
             message = server_message(exc, self._api_key)
             why = f"{self.endpoint} could not stream this reply ({message})"
+        except BaseException:
+            cut[:] = assembler.text  # kept by the error: the run shows it, marked as cut off
+            raise
         finally:
             request.stream = None
             if why is not None:  # a server that failed a stream drops its connection: not reused

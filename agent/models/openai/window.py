@@ -13,6 +13,8 @@ failure here (no such route, not JSON, a timeout) just means "unknown".
 from __future__ import annotations
 
 import contextlib
+import threading
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,18 +24,57 @@ PROBE_TIMEOUT = 5.0
 _MODEL_KEYS = ("loaded_context_length", "max_model_len", "context_length", "max_context_length")
 
 
-def probe_context(http: Any, base_url: str, model: str, *, headers: dict[str, str]) -> int | None:
-    """The context window the server at `base_url` reports for `model`, or None."""
+@dataclass(frozen=True)
+class Facts:
+    """What the server says of itself: its context for the model, the models it lists."""
+
+    context: int | None = None
+    models: tuple[str, ...] | None = None
+    """The ids `/v1/models` lists; None when it did not answer with a listing."""
+
+
+def probe_endpoint(http: Any, base_url: str, model: str, *, headers: dict[str, str]) -> Facts:
+    """What the server at `base_url` reports: its three routes asked at once, in one round trip.
+
+    Asked one after another they took three round trips before the first question.
+    """
     if urlsplit(base_url).hostname == "api.openai.com":
-        return None  # it says nothing about context: spare the two requests
+        return Facts()  # it says nothing about context: spare the requests
     root = base_url.removesuffix("/v1")
-    props = _get(http, f"{root}/props", headers)
-    found = context_of_props(props) if isinstance(props, dict) else None
-    for url in (f"{base_url}/models", f"{root}/api/v0/models"):
-        if found is None:
-            listing = _get(http, url, headers)
-            found = context_of_models(listing, model) if isinstance(listing, dict) else None
-    return found
+    urls = (f"{root}/props", f"{base_url}/models", f"{root}/api/v0/models")
+    answers: list[Any] = [None] * len(urls)
+
+    def ask(i: int) -> None:
+        answers[i] = _get(http, urls[i], headers)
+
+    threads = [threading.Thread(target=ask, args=(i,), daemon=True) for i in range(len(urls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    props, listing, lmstudio = (a if isinstance(a, dict) else None for a in answers)
+    found = context_of_props(props) if props is not None else None
+    for entries in (listing, lmstudio):
+        if found is None and entries is not None:
+            found = context_of_models(entries, model)
+    return Facts(found, model_ids(listing) if listing is not None else None)
+
+
+def model_ids(listing: dict[str, Any]) -> tuple[str, ...] | None:
+    """The model ids a `/v1/models` listing names (None if it names none)."""
+    ids = [e.get("id") for e in listing.get("data") or () if isinstance(e, dict)]
+    named = tuple(dict.fromkeys(i for i in ids if isinstance(i, str) and i))
+    return named or None
+
+
+def unlisted(model: str, facts: Facts, models_url: str) -> str | None:
+    """The warning for a model name the server's listing does not hold, or None."""
+    if facts.models is None or model in facts.models:
+        return None
+    shown = ", ".join(facts.models[:5]) + (
+        f" and {len(facts.models) - 5} more" if len(facts.models) > 5 else ""
+    )
+    return f"warning: {models_url} does not list the model {model!r}; it lists {shown}"
 
 
 def context_of_props(props: dict[str, Any]) -> int | None:
