@@ -80,7 +80,7 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below impo
     from agent.session import Session
     from agent.tail import TraceTail
     from agent.tools.arguments import parse_arguments
-    from agent.tools.citations import Citation, citation_spans, find_citations
+    from agent.tools.citations import Citation, citation_spans, find_citations, with_pages
     from agent.tools.corpus import Corpus
     from agent.tools.docs import (
         DocsContext,
@@ -201,6 +201,7 @@ _ON_FIRST_USE = {
     "tool": ("agent.tools.registry", "tool"),
     "trace_header": ("agent.trace", "trace_header"),
     "truncate": ("agent.observation", "truncate"),
+    "with_pages": ("agent.tools.citations", "with_pages"),
     "write_new": ("agent.newfile", "write_new"),
 }
 """Public names imported on first use: name -> (module, name there)."""
@@ -326,5 +327,6 @@ __all__ = [
     "tool",
     "trace_header",
     "truncate",
+    "with_pages",
     "write_new",
 ]

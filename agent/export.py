@@ -161,7 +161,7 @@ def _citations(trace: Trace, run: _Run) -> list[str]:
     rows = []
     for citation in find_citations(answer, None, trace.events):
         marks = "read in the run" if citation.read else "NOT read in the run"
-        rows.append(f"{citation.label} ({marks})")
+        rows.append(f"{citation.shown} ({marks})")
     return rows
 
 

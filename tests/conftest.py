@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,8 +21,30 @@ def chat_server() -> Iterator[ChatServer]:
         server.stop()
 
 
+PROGRAM_ENV = [
+    "COLUMNS", "DOCSAGENT_CACHE_DIR", "DOCSAGENT_CONTEXT", "DOCSAGENT_DOCS",
+    "DOCSAGENT_MAX_REPLY_TOKENS", "DOCSAGENT_MAX_STEPS", "DOCSAGENT_MAX_TOKENS",
+    "DOCSAGENT_NO_COMPACT", "DOCSAGENT_NO_STREAM", "DOCSAGENT_PRICES",
+    "DOCSAGENT_REQUEST_TIMEOUT", "DOCSAGENT_TIMEOUT", "DOCSAGENT_TRACE_DIR", "LLM_API_KEY",
+    "LLM_BASE_URL", "LLM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL",
+    "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME",
+]  # fmt: skip
+"""Every variable agent/ and tui/ read (tests/test_environment.py derives it from the code)."""
+PROGRAM_PREFIXES = ("DOCSAGENT_", "LLM_", "OPENAI_")
+"""Variables of these names are cleared too: the openai SDK reads its own (OPENAI_LOG)."""
+
+
 @pytest.fixture(autouse=True)
-def cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+def environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test sees the developer's settings; the XDG folders are the test's own."""
+    for name in [*PROGRAM_ENV, *(n for n in os.environ if n.startswith(PROGRAM_PREFIXES))]:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config-home"))
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(environment: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Search indexes go to a folder of the test's own, never the user's cache."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("DOCSAGENT_CACHE_DIR", str(folder))
@@ -29,26 +52,16 @@ def cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def state_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+def state_home(environment: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """docsagent's state (history, the docs folders asked about) goes to the test's own."""
     folder = tmp_path / "state-home"
     monkeypatch.setenv("XDG_STATE_HOME", str(folder))
     return folder
 
 
-CLI_ENV = [
-    "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-    "OPENAI_MODEL", "DOCSAGENT_DOCS", "DOCSAGENT_MAX_STEPS", "DOCSAGENT_PRICES",
-    "DOCSAGENT_NO_STREAM", "DOCSAGENT_TIMEOUT",
-]  # fmt: skip
-"""Variables of the user's environment that would change what a command does."""
-
-
 @pytest.fixture
 def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """The commands run without the user's settings; traces go to the returned folder."""
-    for name in CLI_ENV:
-        monkeypatch.delenv(name, raising=False)
+    """The commands' traces go to the returned folder."""
     traces = tmp_path / "traces"
     monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(traces))
     return traces

@@ -1,32 +1,18 @@
-"""A guard for tests of readers fed hostile input: they must come back at once."""
+"""Tests of readers fed hostile input: what they return, not how long they take."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 from typing import TypeVar
 
-import pytest
-
 T = TypeVar("T")
-
-GUARD = 30.0
-"""Seconds a reader may take before its test fails (a linear one takes milliseconds)."""
 
 
 def finishes(read: Callable[[], T]) -> T:
-    """What `read` returns; the test fails if it took more than `GUARD` seconds.
+    """What `read` returns.
 
-    A reader that never returns is let go after `GUARD`; one stuck in a regex holds the GIL,
-    so it is waited for, then failed by the time it took.
+    The shapes these tests feed once made a reader superlinear; `make bench` times each at
+    a size and at twice it (tests/bench/test_bench_hostile.py), so `make test` asserts no
+    time and a slow machine cannot fail it.
     """
-    result: list[T] = []
-    worker = threading.Thread(target=lambda: result.append(read()), daemon=True)
-    started = time.monotonic()
-    worker.start()
-    worker.join(timeout=GUARD)
-    took = time.monotonic() - started
-    if not result or took > GUARD:
-        pytest.fail(f"no result within {GUARD:.0f} seconds ({took:.0f} s): a superlinear reader")
-    return result[0]
+    return read()

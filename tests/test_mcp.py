@@ -161,6 +161,20 @@ async def test_each_tool_answers_with_lines_to_cite_and_the_session_is_traced(
 
 
 @pytest.mark.asyncio
+async def test_a_pdfs_results_name_their_pages(docs: Path, traces: Path, errlog: TextIO) -> None:
+    from tests.agent.test_pdf_docs import OUTLINE, PAGES
+    from tests.pdf_support import pdf_bytes
+
+    pdf = pdf_bytes(PAGES, labels={0: "/S /r", 2: "/S /D"}, outline=OUTLINE)
+    (docs / "guide.pdf").write_bytes(pdf)
+    async with connected(docs, traces, errlog) as session:
+        found = await session.call_tool("search_docs", {"query": "wheel files offline"})
+        read = await session.call_tool("read_doc", {"path": "guide.pdf", "start": 4, "end": 5})
+    assert "1. guide.pdf:9-12 (p. 1–2)  1 Installing > 1.1 Offline" in text_of(found)
+    assert text_of(read).splitlines()[0] == "guide.pdf lines 4-5 of 12 (p. ii)"
+
+
+@pytest.mark.asyncio
 async def test_refusals_are_tool_errors_and_the_server_goes_on(
     docs: Path, traces: Path, errlog: TextIO
 ) -> None:

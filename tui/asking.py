@@ -100,7 +100,7 @@ def report_run(
     signum: int | None = None,
 ) -> None:
     """The summary, the answer (or JSON) and the exit code, from the run's `events`."""
-    from agent import run_outcome
+    from agent import run_outcome, with_pages
     from tui.printer import fold, summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
@@ -126,7 +126,7 @@ def report_run(
     if as_json:
         terminal.say(json.dumps(json_result(finished, trace, citations, started)))
     elif finished.answer is not None:
-        terminal.answer(finished.answer)
+        terminal.answer(with_pages(finished.answer, citations))
     stop_line(finished, terminal)
     raise typer.Exit(code)
 
@@ -206,7 +206,7 @@ def json_result(
 
 def print_trace(trace: Trace, terminal: Terminal) -> None:
     """`replay --print`: a saved run's progress lines, summary and answer, as `ask` showed them."""
-    from agent import RunFinished, RunStarted, find_citations, is_served, run_outcome
+    from agent import RunFinished, RunStarted, find_citations, is_served, run_outcome, with_pages
     from tui.printer import ProgressPrinter, fold, summary_line
 
     printer = ProgressPrinter(terminal.warn, width=terminal.columns())
@@ -216,7 +216,8 @@ def print_trace(trace: Trace, terminal: Terminal) -> None:
         events = [] if isinstance(event, RunStarted) else events
         events.append(event)
         if isinstance(event, RunFinished):
-            outcome = run_outcome(event, find_citations(event.answer or "", None, events))
+            citations = find_citations(event.answer or "", None, events)
+            outcome = run_outcome(event, citations)
             started = run_started(events)
             model = started.model if started else None
             served = started is not None and is_served(started.model, started.max_steps)
@@ -226,7 +227,7 @@ def print_trace(trace: Trace, terminal: Terminal) -> None:
             note_line(outcome, terminal)
             if event.answer is not None:
                 set_apart(terminal)
-                terminal.answer(event.answer)
+                terminal.answer(with_pages(event.answer, citations))
             stop_line(event, terminal)  # as `report_run` ends
     if trace.damaged_tail:
         terminal.warn("docsagent: the trace's last line is damaged (cut off); it was left out")

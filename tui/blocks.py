@@ -211,8 +211,8 @@ def _turn_block(entry: TurnEntry, old: Block | None, expanded: set[str]) -> Bloc
             kept = Piece(key, None, None, cost=cost, text=text[start:end], gap=gap)
         pieces.append(kept)
         drawn += end - start
-    if unread or entry.outcome != "answered":
-        notes = answer_notes(unread, entry.outcome)
+    if unread or entry.outcome != "answered" or entry.pages:
+        notes = answer_notes(unread, entry.outcome, entry.pages)
         pieces.append(piece(Piece(("notes", notes.plain, bool(bar)), None, notes, bar)))
     for card in entry.cards:
         kept = reuse.get((("card", card.call_id in expanded, bool(bar)), id(card)))

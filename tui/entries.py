@@ -53,6 +53,8 @@ class TurnEntry:
     answer: bool = False
     unread: tuple[str, ...] = ()
     """The answer's citations (`path:start-end`) of lines the run's results never showed."""
+    pages: tuple[str, ...] = ()
+    """The answer's citations of a PDF's lines with their pages: `manual.pdf:40-52 (p. iv)`."""
     outcome: str = "answered"
     """How the answer turned out (`agent.run_outcome`): answered, declined, read_nothing."""
     partial: bool = False  # a reply cut short (cancelled, failed, interrupted) mid-stream

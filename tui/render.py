@@ -137,9 +137,12 @@ def unread_note(labels: tuple[str, ...]) -> Text:
     return Text.assemble(("⚠ ", "bold yellow"), shown(f"cites {cited}, {which}", "yellow"))
 
 
-def answer_notes(unread: tuple[str, ...], outcome: str) -> Text:
-    """The notes under an answer: a decline or an answer that read nothing, unread citations."""
+def answer_notes(unread: tuple[str, ...], outcome: str, pages: tuple[str, ...] = ()) -> Text:
+    """The notes under an answer: a decline or an answer that read nothing, unread citations,
+    the pages of the PDF lines it cites."""
     notes = []
+    if pages:
+        notes.append(shown(f"pages: {', '.join(pages)}", "dim"))
     if found := answer_note(outcome):
         text, level = found
         notes.append(shown(text, "dim" if level == "info" else "bold yellow"))

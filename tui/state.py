@@ -302,10 +302,13 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
         # what was read, not whether the lines exist today: that is `docsagent rerun`'s work.
         citations = find_citations(event.answer, None, state.results)
         unread = tuple(c.label for c in citations if not c.read)
+        pages = tuple(c.shown for c in citations if c.page)
         outcome = run_outcome(event, citations)
         state = replace(state, run=outcome)
         if isinstance(last, TurnEntry) and not last.cards and last.text == event.answer:
-            done = replace(last, answer=True, partial=False, unread=unread, outcome=outcome)
+            done = replace(
+                last, answer=True, partial=False, unread=unread, pages=pages, outcome=outcome
+            )
             return _set_turn(state, done)
         answer = TurnEntry(
             stats.steps,
@@ -313,6 +316,7 @@ def _run_finished(state: ViewState, event: RunFinished) -> ViewState:
             streaming=False,
             answer=True,
             unread=unread,
+            pages=pages,
             outcome=outcome,
         )
         return _add(state, answer)

@@ -35,6 +35,8 @@ class Format:
     verbatim: bool = False
     """Whether the module also matches `Verbatim`: a doc's text may be its bytes as they
     stand, which search can then fold without decoding them (see `bare`)."""
+    paged: bool = False
+    """Whether its text marks where each page starts (`agent.readers.pages`)."""
 
 
 FORMATS = (
@@ -43,6 +45,7 @@ FORMATS = (
     Format((".rst",), "rst", "rst", verbatim=True),
     Format((".txt",), "text", "plain", verbatim=True),
     Format((".html", ".htm"), "markdown", "html"),
+    Format((".pdf",), "markdown", "pdf", paged=True),
     Format((".epub",), "markdown", "epub"),
     Format(tuple(f".{n}" for n in range(1, 10)), "markdown", "man"),
 )
@@ -81,6 +84,12 @@ def doc_format(name: str) -> Format | None:
     if suffix is None:
         return None
     return BY_SUFFIX.get(suffix) or BY_SUFFIX[suffix[:2]]
+
+
+def is_paged(name: str) -> bool:
+    """Whether a doc named `name` is read with page marks (a PDF), so citations name pages."""
+    found = doc_format(name)
+    return found is not None and found.paged
 
 
 def heading_style(name: str) -> Style:

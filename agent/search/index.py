@@ -306,6 +306,14 @@ class DocsIndex:
         return self.prepare().sections
 
     @recovering
+    def kept(self, path: str, mtime_ns: int, size: int) -> store.Kept | None:
+        """What the index holds of a paged doc (a PDF) whose file has this mtime and size:
+        its text, or why it was skipped, so that it is not read again; else None."""
+        conn = self._db()
+        with self._lock:
+            return store.kept(conn, path, mtime_ns, size)
+
+    @recovering
     def sections(self, path: str) -> list[Section]:
         """The sections of one doc, in order (empty for a path the index does not hold)."""
         conn = self._db()

@@ -3,7 +3,8 @@ docs (which file a docs folder uses is `location`'s).
 
 Tables:
 `files` (path, mtime and size as last indexed, or why the file was skipped),
-`sections` (file, line range, heading trail) and `fts`, an FTS5 table over each
+`sections` (file, line range, heading trail), `texts` (the text of each doc that is
+costly to read, a PDF: read once per change, not per question) and `fts`, an FTS5 table over each
 section's title, the rest of its heading trail with the file's path, and its body,
 stemmed with Porter over `unicode61` words.
 
@@ -28,7 +29,7 @@ from stat import S_ISLNK, S_ISREG
 from typing import Protocol
 
 from agent.readers.base import NotText
-from agent.readers.registry import doc_suffix, heading_style
+from agent.readers.registry import doc_suffix, heading_style, is_paged
 from agent.search.location import current_version
 from agent.search.sections import Section, split_sections
 
@@ -40,7 +41,7 @@ APPLICATION_ID = 0x64734167
 """`PRAGMA application_id` of every index docsagent writes ("dsAg"): a file at an index's
 path without it is another application's database, and is never written to."""
 
-TABLES = ("files", "sections", "fts", "fts_data", "fts_idx", "fts_content", "fts_docsize")
+TABLES = ("files", "sections", "texts", "fts", "fts_data", "fts_idx", "fts_content", "fts_docsize")
 """The tables an index must hold (FTS5 keeps its data in the `fts_*` shadow tables)."""
 
 
@@ -75,6 +76,10 @@ CREATE TABLE sections (
     headings TEXT NOT NULL
 );
 CREATE INDEX sections_by_file ON sections(file_id, start);
+CREATE TABLE texts (
+    file_id INTEGER PRIMARY KEY REFERENCES files(id),
+    text TEXT NOT NULL
+);
 CREATE VIRTUAL TABLE fts USING fts5(
     title, trail, body, tokenize = '{tokenizer}'
 );
@@ -282,6 +287,7 @@ def _drop(conn: sqlite3.Connection, file_id: int) -> None:
         "DELETE FROM fts WHERE rowid IN (SELECT id FROM sections WHERE file_id = ?)", (file_id,)
     )
     conn.execute("DELETE FROM sections WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM texts WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
@@ -297,6 +303,8 @@ def _add(conn: sqlite3.Connection, source: DocSource, path: str, stat: tuple[int
         "INSERT INTO files (path, mtime_ns, size, lines, skipped) VALUES (?, ?, ?, ?, ?)",
         (path, stat[0], stat[1], len(lines), skipped),
     ).lastrowid
+    if skipped is None and is_paged(path):  # its text is kept: a question never reads it again
+        conn.execute("INSERT INTO texts (file_id, text) VALUES (?, ?)", (file_id, "\n".join(lines)))
     place = _path_words(path)
     for section in split_sections(lines, heading_style(path)):
         section_id = conn.execute(
@@ -307,6 +315,28 @@ def _add(conn: sqlite3.Connection, source: DocSource, path: str, stat: tuple[int
             "INSERT INTO fts (rowid, title, trail, body) VALUES (?, ?, ?, ?)",
             (section_id, section.title, _trail(section, place), _body(lines, section)),
         )
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What the index holds of a costly doc as it was indexed: its text, or why it was
+    skipped (then `text` is '')."""
+
+    text: str
+    skipped: str | None = None
+
+
+def kept(conn: sqlite3.Connection, path: str, mtime_ns: int, size: int) -> Kept | None:
+    """The text or the skip reason the index holds for a paged doc (`is_paged`) whose file
+    has this mtime and size; None when it holds neither (another version of the file)."""
+    row = conn.execute(
+        "SELECT files.skipped, texts.text FROM files LEFT JOIN texts ON texts.file_id = files.id "
+        "WHERE files.path = ? AND files.mtime_ns = ? AND files.size = ?",
+        (path, mtime_ns, size),
+    ).fetchone()
+    if row is None or (row[0] is None and row[1] is None):
+        return None
+    return Kept(row[1] or "", row[0])
 
 
 def _path_words(path: str) -> str:

@@ -18,12 +18,16 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agent.events import Event, ToolCallFinished
+from agent.readers.pages import Pages, mark_label
+from agent.readers.pages import shown as page_shown
 from agent.readers.registry import SUFFIX_PATTERN
 from agent.tools.corpus import Corpus, OutsideDocs
 from agent.tools.prose import prose_ranges
 from agent.tools.sandbox import Unreadable
 
-READ_HEADER = re.compile(r"^(?P<path>\S.*?) lines (?P<start>\d+)-(?P<end>\d+) of \d+$")
+READ_HEADER = re.compile(
+    r"^(?P<path>\S.*?) lines (?P<start>\d+)-(?P<end>\d+) of \d+(?: \(p\. (?P<page>[^)–]+)[^)]*\))?$"
+)
 NUMBERED = re.compile(r"^\s*(?P<n>\d+)\| ")
 # From a word's start only: tried from every character, a 60,000-character word was quadratic.
 RANGE = re.compile(r"(?<![^\s:`'\"()\[\]])(?P<path>[^\s:`'\"()\[\]]+):(?P<start>\d+)-(?P<end>\d+)")
@@ -51,6 +55,8 @@ class Citation:
     valid: bool
     read: bool = False
     quoted: bool = False
+    page: str | None = None
+    """The pages of a PDF's lines, as printed: `iv`, `12–13` (None for other docs)."""
 
     @property
     def label(self) -> str:
@@ -58,8 +64,17 @@ class Citation:
         lines = f"{self.start}-{self.end}" if self.end != self.start else str(self.start)
         return f"{self.path}:{lines}"
 
+    @property
+    def shown(self) -> str:
+        """The label and, for a PDF's lines, their pages: `manual.pdf:40-52 (p. iv)`."""
+        return f"{self.label} ({page_shown(self.page)})" if self.page else self.label
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The citation as JSON: `page` only for a PDF's lines."""
+        found = asdict(self)
+        if self.page is None:
+            del found["page"]
+        return found
 
 
 def find_citations(
@@ -67,9 +82,12 @@ def find_citations(
 ) -> list[Citation]:
     """Every distinct citation in `answer`, in order, checked against `corpus` and the run.
 
-    Without `events`, `read` is False for every citation.
+    Without `events`, `read` is False for every citation. `page` comes from the doc when
+    `corpus` is given, else from the pages the run's `read_doc` results showed.
     """
-    shown = lines_read(events or ())
+    events = list(events or ())
+    shown = lines_read(events)
+    paged = pages_read(events) if corpus is None else {}
     fragments: list[str] | None = None  # what the answer quotes, found once a cited text is
     found: list[Citation] = []
     seen = set()
@@ -83,8 +101,53 @@ def find_citations(
         if text is not None:
             fragments = quotes(answer) if fragments is None else fragments
             quoted = any(fragment in text for fragment in fragments)
-        found.append(Citation(path, start, end, text is not None, read, quoted))
+        pages = _pages(corpus, path) if corpus is not None else paged.get(path) if read else None
+        page = pages.span(start, end) if pages is not None else None
+        found.append(Citation(path, start, end, text is not None, read, quoted, page))
     return found
+
+
+def _pages(corpus: Corpus, path: str) -> Pages | None:
+    try:
+        return corpus.pages(corpus.resolve(path))
+    except (OutsideDocs, Unreadable):
+        return None
+
+
+def pages_read(events: Iterable[Event]) -> dict[str, Pages]:
+    """Where the pages start that each PDF's `read_doc` results showed: the page a result
+    names in its first line, and the page marks among its lines."""
+    marks: dict[str, list[tuple[int, str]]] = {}
+    for event in events:
+        if not isinstance(event, ToolCallFinished) or event.error or event.name != "read_doc":
+            continue
+        lines = event.output.splitlines()
+        header = READ_HEADER.match(lines[0]) if lines else None
+        if header is None or header["page"] is None:
+            continue
+        found = marks.setdefault(header["path"], [])
+        found.append((line_number(header["start"]), header["page"]))
+        for line in lines[1:]:
+            number = NUMBERED.match(line)
+            label = mark_label(line[number.end() :]) if number else None
+            if number and label is not None:
+                found.append((line_number(number["n"]), label))
+    return {path: Pages.of(found) for path, found in marks.items()}
+
+
+def with_pages(answer: str, citations: Iterable[Citation]) -> str:
+    """The answer with the pages of each PDF citation written after it, where it cites
+    them in its prose: `manual.pdf:40-52 (p. iv)`."""
+    pages = {c.label: c.page for c in citations if c.page}
+    if not pages:
+        return answer
+    out, at = [], 0
+    for _, end, label in citation_spans(answer):
+        page = pages.get(label)
+        if page and not answer.startswith(" (p.", end):
+            out += [answer[at:end], f" ({page_shown(page)})"]
+            at = end
+    return "".join(out) + answer[at:]
 
 
 def citation_spans(answer: str) -> list[tuple[int, int, str]]:

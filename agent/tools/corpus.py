@@ -15,14 +15,17 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from agent.defaults import DEFAULT_DOC_CACHE_BYTES, DEFAULT_MAX_DOC_BYTES
 from agent.errors import ConfigError
 from agent.readers.base import NotText
 from agent.readers.lines import normalize_breaks
 from agent.readers.names import BUILD_MARKS, not_a_doc
-from agent.readers.registry import DESCRIPTION, doc_text, heading_style
+from agent.readers.pages import Pages, pages_in, shown
+from agent.readers.registry import DESCRIPTION, doc_text, heading_style, is_paged
 from agent.search.sections import first_heading
+from agent.search.store import Kept
 from agent.tools.doccache import Doc, DocCache, searchable, valid
 from agent.tools.sandbox import (
     FileKey,
@@ -52,6 +55,14 @@ class DocText:
 
     text: str
     key: FileKey
+
+
+class KeptTexts(Protocol):
+    """Where the texts of costly docs (PDFs) are kept once read: the search index."""
+
+    def kept(self, path: str, mtime_ns: int, size: int) -> Kept | None:
+        """The text kept (or why the doc was skipped) for this version of the file, or None."""
+        ...
 
 
 class Corpus:
@@ -85,6 +96,10 @@ class Corpus:
         self._recent: OrderedDict[str, DocText] = OrderedDict()  # texts last read, by doc
         self._recent_chars = 0  # characters of text in `_recent`, kept as it changes
         self._titles: dict[str, tuple[FileKey, str]] = {}  # each doc's title, by its file's key
+        self._pages: dict[str, tuple[FileKey, Pages]] = {}  # each PDF's page starts, by key
+        self.kept: KeptTexts | None = None
+        """The search index over this corpus, once one is made (`DocsContext`): a PDF's
+        text is taken from it while the file is unchanged, not read again."""
 
     @classmethod
     def open(cls, root: Path | str, **options: int) -> Corpus:
@@ -170,8 +185,27 @@ class Corpus:
 
         The file must be, at this moment, a regular file inside the folder and at most
         `max_doc_bytes` long; otherwise this raises Unreadable, naming the doc and why.
+        A PDF's text is the one the index keeps, while its file is unchanged.
         """
-        return self._decoded(rel, *self._read_bytes(rel))
+        kept = self._kept(rel)
+        return kept if kept is not None else self._decoded(rel, *self._read_bytes(rel))
+
+    def _kept(self, rel: str) -> DocText | None:
+        """A paged doc's text as the index keeps it for its file as it is now (None if
+        it keeps none); Unreadable, with the reason, when the index skipped it."""
+        if self.kept is None or not is_paged(rel):
+            return None
+        self.paths()
+        path = self._files.get(rel)
+        key = current_key(path) if path is not None else None
+        found = self.kept.kept(rel, key[3], key[2]) if key is not None else None
+        if found is None or key is None:
+            return None
+        if found.skipped is not None:
+            self._unread[rel] = found.skipped
+            raise Unreadable(rel, found.skipped)
+        self._unread.pop(rel, None)
+        return DocText(found.text, key)
 
     def _decoded(self, rel: str, data: bytes, key: FileKey) -> DocText:
         """The text of a doc's bytes as read; raises Unreadable if they hold none."""
@@ -198,7 +232,7 @@ class Corpus:
     def read_lines(self, rel: str) -> list[str]:
         """A doc's lines, read now (for the search index); NotText when it cannot be read."""
         try:
-            text = self.read(rel).text
+            text = self._decoded(rel, *self._read_bytes(rel)).text  # never the index's own
         except Unreadable as exc:
             raise NotText(exc.reason) from None
         lines = text.split("\n")
@@ -291,12 +325,15 @@ class Corpus:
         reads them."""
         read = self._recent.get(rel)
         if read is None or read.key != current_key(self._files[rel]):
-            data, key = self._read_bytes(rel)
-            doc = searchable(data, rel, key, self._files[rel])
-            if doc is not None:
-                self._unread.pop(rel, None)
-                return doc
-            read = self._keep(rel, self._decoded(rel, data, key))
+            read = self._kept(rel)
+            if read is None:
+                data, key = self._read_bytes(rel)
+                doc = searchable(data, rel, key, self._files[rel])
+                if doc is not None:
+                    self._unread.pop(rel, None)
+                    return doc
+                read = self._decoded(rel, data, key)
+            read = self._keep(rel, read)
         return self._fold(read, rel)
 
     def _fold(self, read: DocText, rel: str) -> Doc:
@@ -349,6 +386,29 @@ class Corpus:
         title = first_heading(head, heading_style(rel))
         self._titles[rel] = (read.key, title)
         return title
+
+    def pages(self, rel: str) -> Pages | None:
+        """Where a paged doc's pages start (a PDF's), found once while its file is
+        unchanged; None for a doc without pages. Raises Unreadable as `read` does."""
+        if not is_paged(rel):
+            return None
+        read = self.text(rel)
+        known = self._pages.get(rel)
+        if known is not None and known[0] == read.key:
+            return known[1]
+        pages = pages_in(read.text)
+        self._pages[rel] = (read.key, pages)
+        return pages
+
+    def page_span(self, rel: str, start: int, end: int) -> str | None:
+        """The pages lines `start`-`end` of a doc stand on, as shown (`p. iv`, `p. 12–13`);
+        None for a doc without pages or one that cannot be read now."""
+        try:
+            pages = self.pages(rel)
+        except Unreadable:
+            return None
+        span = pages.span(start, end) if pages is not None else None
+        return shown(span) if span is not None else None
 
     def line_count(self, rel: str) -> int:
         """How many lines the doc has."""

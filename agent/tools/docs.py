@@ -43,11 +43,20 @@ class DocsContext(ToolContext):
     corpus: Corpus
     index: DocsIndex | None = None
 
+    def __post_init__(self) -> None:
+        self._keep_texts()
+
     def search_index(self) -> DocsIndex:
         """The index given, else one over the corpus held in memory, made on first use."""
         if self.index is None:
             self.index = DocsIndex(self.corpus)
+            self._keep_texts()
         return self.index
+
+    def _keep_texts(self) -> None:
+        """The index over the corpus keeps its PDFs' texts: the corpus reads them there."""
+        if self.index is not None and self.index.source is self.corpus:
+            self.corpus.kept = self.index
 
 
 def search_docs(ctx: DocsContext, query: str, limit: int = 5) -> str:
@@ -57,7 +66,7 @@ def search_docs(ctx: DocsContext, query: str, limit: int = 5) -> str:
         query: Words to look for, such as an option's name or an error message.
         limit: How many sections to return, 1 to 10.
     """
-    return search_report(ctx.search_index(), query, limit)
+    return search_report(ctx.search_index(), query, limit, pages=ctx.corpus.page_span)
 
 
 def list_docs(ctx: DocsContext) -> str:
@@ -213,7 +222,9 @@ def read_doc(ctx: DocsContext, path: str, start: int = 1, end: int = MAX_LINES) 
     if shown.total == 0:
         return f"{shown.path} is empty"
     numbered = [_numbered(n, shown.lines[n]) for n in range(shown.start, shown.end + 1)]
-    body = [f"{shown.path} lines {shown.start}-{shown.end} of {shown.total}", *numbered]
+    head = f"{shown.path} lines {shown.start}-{shown.end} of {shown.total}"
+    page = ctx.corpus.page_span(shown.path, shown.start, shown.end)
+    body = [f"{head} ({page})" if page else head, *numbered]
     if shown.end < min(end, shown.total):
         body.append(
             f"(clipped to lines {shown.start}-{shown.end} of {shown.total}: at most "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agent.search import DocsIndex, Hit, query_terms
 from agent.search.hit import MARK
@@ -21,8 +21,15 @@ TRY_ELSE = (
 )
 
 
-def search_report(index: DocsIndex, query: str, limit: int) -> str:
-    """The best sections for `query` as numbered lines: `path:start-end`, trail, snippet."""
+PageSpan = Callable[[str, int, int], "str | None"]
+"""The pages a doc's lines stand on, as shown (`p. iv`), or None (`Corpus.page_span`)."""
+
+
+def search_report(
+    index: DocsIndex, query: str, limit: int, *, pages: PageSpan | None = None
+) -> str:
+    """The best sections for `query` as numbered lines: `path:start-end`, the page of a
+    PDF's (`pages`), trail, snippet."""
     terms = query_terms(query)
     if not terms:
         raise ToolError(
@@ -42,7 +49,8 @@ def search_report(index: DocsIndex, query: str, limit: int) -> str:
     rows = [f"{len(hits)} best section{'s' if len(hits) != 1 else ''} for {_listed(terms)}:"]
     shown: dict[str, int] = {}
     for n, hit in enumerate(hits, start=1):
-        rows.extend(_hit_lines(n, hit, found))
+        page = pages(hit.path, hit.start, hit.end) if pages is not None else None
+        rows.extend(_hit_lines(n, hit, found, page))
         shown[hit.path] = shown.get(hit.path, 0) + 1
         if more.get(hit.path) and shown[hit.path] == PER_DOC:
             n_more = more[hit.path]
@@ -72,8 +80,8 @@ def per_doc(hits: Sequence[Hit], limit: int) -> tuple[list[Hit], dict[str, int]]
     return kept, {path: n for path, n in more.items() if path in taken}
 
 
-def _hit_lines(n: int, hit: Hit, found: Sequence[str]) -> list[str]:
-    head = f"{n}. {hit.citation}"
+def _hit_lines(n: int, hit: Hit, found: Sequence[str], page: str | None) -> list[str]:
+    head = f"{n}. {hit.citation}" + (f" ({page})" if page else "")
     if hit.headings:
         head += "  " + " > ".join(hit.headings)
     missing = [t for t in found if t not in hit.matched_terms]

@@ -109,8 +109,8 @@ def test_misspelled_file_points_at_list_docs(ctx: DocsContext) -> None:
         ("escape.md", "is outside the docs folder"),
         (
             "LICENSE.md",
-            "is not a doc (docs are .md, .markdown, .mdx, .rst, .txt, .html, .htm, .epub files, "
-            "man pages (.1 to .9), gzipped or not)",
+            "is not a doc (docs are .md, .markdown, .mdx, .rst, .txt, .html, .htm, .pdf, .epub "
+            "files, man pages (.1 to .9), gzipped or not)",
         ),
     ],
 )

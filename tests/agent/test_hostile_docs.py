@@ -8,6 +8,7 @@ import shutil
 import threading
 import tracemalloc
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
+from tests.permissions import binding
 
 SECRET = "root:x:0:0 a secret line\n"
 LIST = "call list_docs to see the files"
@@ -39,15 +41,6 @@ def call(ctx: DocsContext, name: str, args: dict[str, object]) -> tuple[str, boo
     output, error = result[0]
     output.encode("utf-8")  # what is sent to a model: never a lone surrogate
     return output, error
-
-
-def skip_if_permissions_do_not_bind(path: Path) -> None:
-    """Skip when this user reads `path` although its permissions say no (root does)."""
-    try:
-        os.close(os.open(path, os.O_RDONLY))
-    except PermissionError:
-        return
-    pytest.skip("this user reads files whatever their permissions (root)")
 
 
 @dataclass(frozen=True)
@@ -174,8 +167,12 @@ def test_a_doc_changed_mid_run_is_skipped_with_a_note_and_the_rest_searched(
         call(ctx, "list_docs", {})
         call(ctx, "grep_docs", {"keyword": "line"})
     swap.change(docs / swap.target, outside)
-    if swap.needs_non_root:
-        skip_if_permissions_do_not_bind(docs / swap.target)
+    with binding(docs / swap.target) if swap.needs_non_root else nullcontext():
+        mid_run_checks(ctx, swap)
+
+
+def mid_run_checks(ctx: DocsContext, swap: Swap) -> None:
+    """What each tool says once `swap` has changed its doc."""
     note = f"(skipped {swap.target}: {swap.reason})"
     other = next(rel for rel in LISTED if rel != swap.target)
 
@@ -210,14 +207,14 @@ def test_a_search_right_after_a_change_counts_nothing_from_the_cached_doc(
     ctx = DocsContext(Corpus.open(docs, **dict(swap.options)))
     call(ctx, "grep_docs", {"keyword": "line"})  # every doc read and cached
     swap.change(docs / swap.target, outside)
-    if swap.needs_non_root:
-        skip_if_permissions_do_not_bind(docs / swap.target)
+    with binding(docs / swap.target) if swap.needs_non_root else nullcontext():
+        secret = call(ctx, "grep_docs", {"keyword": "secret"})
+        output, error = call(ctx, "grep_docs", {"keyword": "line"})
     note = f"(skipped {swap.target}: {swap.reason})"
-    assert call(ctx, "grep_docs", {"keyword": "secret"}) == (
+    assert secret == (
         f"{note}\nno matches for 'secret' in 1 docs; try another keyword or call list_docs",
         False,
     )
-    output, error = call(ctx, "grep_docs", {"keyword": "line"})
     if swap.target == "advanced/long.md":
         assert (output, error) == (f"{note}\nguide.md:3: Intro line.", False)
     else:
@@ -257,10 +254,11 @@ def test_a_doc_with_millions_of_matches_keeps_memory_bounded(tmp_path: Path) -> 
 def test_a_folder_that_cannot_be_listed_is_skipped_with_a_note(docs: Path) -> None:
     (docs / "advanced").chmod(0)
     try:
-        skip_if_permissions_do_not_bind(docs / "advanced")
-        ctx = DocsContext(Corpus.open(docs))
-        assert call(ctx, "list_docs", {}) == (
-            "(skipped advanced/: permission denied)\nguide.md  (8 lines)  Guide",
+        with binding(docs / "advanced"):  # root too is denied, as any user would be
+            listed = call(DocsContext(Corpus.open(docs)), "list_docs", {})
+        passed_over = "(1 doc; 2 files skipped: 1 licence (LICENSE.md); 1 of unknown type (1 .png))"
+        assert listed == (
+            f"{passed_over}\n(skipped advanced/: permission denied)\nguide.md  (8 lines)  Guide",
             False,
         )
     finally:

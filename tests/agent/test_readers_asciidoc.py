@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 from agent.readers.asciidoc import asciidoc_titles, is_asciidoc
 
 
@@ -56,9 +54,7 @@ def test_plain_text_with_titles_between_rules_is_not_asciidoc() -> None:
     assert is_asciidoc(["== Usage", "", rule, "$ valgrind ls", rule])
 
 
-def test_a_huge_line_of_brackets_after_a_directive_is_read_in_linear_time() -> None:
-    line = "include::" + "[" * 200_000  # hostile: no closing bracket
-    began = time.perf_counter()
+def test_a_huge_line_of_brackets_after_a_directive_is_not_a_directive() -> None:
+    line = "include::" + "[" * 200_000  # hostile: no closing bracket (its time: the bench)
     assert not is_asciidoc(["", line, "", "Text."])
-    assert time.perf_counter() - began < 5  # 34 s before: every "[" tried as the opening one
     assert is_asciidoc(["ifdef::backend-html5[]"]) and is_asciidoc(["include::a.txt[lines=1..5]"])

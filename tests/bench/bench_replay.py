@@ -3,11 +3,13 @@
 Run it with `python tests/bench/bench_replay.py` (a plain script; not part of `make test`).
 It prints the seconds for each size and their ratio. The reducer sees every event
 (linear), the list mounts only a bounded tail, so the ratio should stay well under 10
-(about 1.2-1.5 here: app start-up and mounting the tail dominate).
+(about 1.2-1.5 here: app start-up and mounting the tail dominate). It exits 1 when the
+ratio misses `--max-ratio` (default 10) or nothing was measured.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import time
@@ -38,12 +40,24 @@ async def final_screen_seconds(steps: int) -> float:
         return time.perf_counter() - began
 
 
-def main() -> int:
-    small = asyncio.run(final_screen_seconds(200))
-    large = asyncio.run(final_screen_seconds(2000))
-    print(f"instant replay, 200 steps:   {small:.3f} s")
-    print(f"instant replay, 2,000 steps: {large:.3f} s")
-    print(f"ratio 2,000 / 200: {large / small:.2f} (10 would be linear in the steps)")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, nargs=2, default=(200, 2000), metavar="N")
+    parser.add_argument("--max-ratio", type=float, default=10.0, help="the target [10]")
+    options = parser.parse_args(argv)
+    few, many = options.steps
+    small = asyncio.run(final_screen_seconds(few))
+    large = asyncio.run(final_screen_seconds(many))
+    print(f"instant replay, {few:,} steps: {small:.3f} s")
+    print(f"instant replay, {many:,} steps: {large:.3f} s")
+    if small <= 0 or large <= 0:
+        print("replay: FAILED: nothing was measured")
+        return 1
+    ratio = large / small
+    print(f"ratio {many:,} / {few:,}: {ratio:.2f} (target under {options.max_ratio:g})")
+    if ratio >= options.max_ratio:
+        print(f"replay: FAILED: the ratio {ratio:.2f} misses its target {options.max_ratio:g}")
+        return 1
     return 0
 
 

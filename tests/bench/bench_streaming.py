@@ -5,11 +5,14 @@ The model yields every piece as it arrives, so the trace holds one `text_delta` 
 character; the live screen reduces each one but draws streamed text at most every
 `TEXT_REDRAW_S`. It prints the seconds for the session alone and for the app, and how
 often the app drew: the app should take about as long as the session (it keeps up) and
-draw a few dozen times, not once per piece.
+draw a few dozen times, not once per piece. It exits 1 when the app takes more than
+`--max-slowdown` times the session (default 2), draws more than once per `--per-draw`
+pieces (default 20), or nothing was measured.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import tempfile
@@ -51,15 +54,15 @@ def config(server: ChatServer, folder: Path) -> Config:
     )
 
 
-def answer() -> str:
-    return ("stream " * CHARS)[:CHARS]
+def answer(chars: int) -> str:
+    return ("stream " * chars)[:chars]
 
 
-def session_seconds(server: ChatServer, folder: Path) -> tuple[float, int]:
+def session_seconds(server: ChatServer, folder: Path, chars: int) -> tuple[float, int]:
     """Seconds for the session alone, and the text_delta lines in its trace."""
     cfg = config(server, folder)
     session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
-    server.push(Reply(content=answer(), text_piece=1))
+    server.push(Reply(content=answer(chars), text_piece=1))
     began = time.perf_counter()
     for _ in session.ask("q"):
         pass
@@ -69,11 +72,11 @@ def session_seconds(server: ChatServer, folder: Path) -> tuple[float, int]:
     return took, deltas
 
 
-async def app_seconds(server: ChatServer, folder: Path) -> tuple[float, int]:
+async def app_seconds(server: ChatServer, folder: Path, chars: int) -> tuple[float, int]:
     """Seconds from Enter to the answered screen, and how often the screen drew."""
     cfg = config(server, folder)
     session = Session(build_agent(cfg), trace_dir=cfg.trace_dir)
-    server.push(Reply(content=answer(), text_piece=1))
+    server.push(Reply(content=answer(chars), text_piece=1))
     screen = CountingChatScreen(session, docs="docs", model=cfg.model, mode="")
     app = DocsAgentApp(lambda: screen)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -84,22 +87,37 @@ async def app_seconds(server: ChatServer, folder: Path) -> tuple[float, int]:
         while not (screen.state.runs and not screen.state.busy):
             await pilot.pause()
         took = time.perf_counter() - began
-        assert screen.state.answer == answer()
+        assert screen.state.answer == answer(chars)
         return took, screen.draws
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chars", type=int, default=CHARS, help=f"the answer's length [{CHARS}]")
+    parser.add_argument("--max-slowdown", type=float, default=2.0, help="app / session [2]")
+    parser.add_argument("--per-draw", type=float, default=20.0, help="pieces a draw [20]")
+    options = parser.parse_args(argv)
     server = ChatServer().start()
     try:
         with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
-            alone, deltas = session_seconds(server, Path(one))
-            shown, draws = asyncio.run(app_seconds(server, Path(two)))
+            alone, deltas = session_seconds(server, Path(one), options.chars)
+            shown, draws = asyncio.run(app_seconds(server, Path(two), options.chars))
     finally:
         server.stop()
-    print(f"{CHARS:,} characters, one per chunk: {deltas:,} text_delta events in the trace")
+    print(f"{options.chars:,} characters, one per chunk: {deltas:,} text_delta events in the trace")
     print(f"session alone: {alone:.2f} s")
+    if deltas == 0 or alone <= 0 or shown <= 0:
+        print("streaming: FAILED: nothing was measured")
+        return 1
     print(f"live app:      {shown:.2f} s, {draws} draws ({shown / alone:.2f}x the session)")
-    return 0
+    missed = []
+    if shown / alone > options.max_slowdown:
+        missed.append(f"the app took {shown / alone:.2f}x the session ({options.max_slowdown:g}x)")
+    if draws > deltas / options.per_draw:
+        missed.append(f"{draws} draws for {deltas} pieces (one per {options.per_draw:g} at most)")
+    for target in missed:
+        print(f"streaming: FAILED: {target}")
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":

@@ -18,7 +18,12 @@ from pathlib import Path
 def page_first(questions: Path, docs: Path, cache: Path) -> list[bool]:
     import agent
 
-    index = agent.DocsIndex(agent.Corpus.open(docs), cache_dir=cache)
+    questions_asked = [q for q in agent.load_questions(questions) if q.answerable]
+    try:
+        corpus = agent.Corpus.open(docs)
+    except agent.ConfigError:  # a version that reads none of these files finds nothing
+        return [False] * len(questions_asked)
+    index = agent.DocsIndex(corpus, cache_dir=cache)
     found = []
     for question in agent.load_questions(questions):
         if question.answerable:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import time
@@ -36,6 +35,7 @@ import pytest
 
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
+from tests.bench.system import command
 
 HTTPX_DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "httpx-docs"
 FILES = 10_000
@@ -81,14 +81,8 @@ beside the target, not held to it: it tells how much of the ratio is docsagent's
 
 
 def ripgrep() -> str:
-    """The `rg` command, installed from Debian when missing (as root); else skip."""
-    found = shutil.which("rg")
-    if found is None and shutil.which("apt-get") and os.geteuid() == 0:
-        subprocess.run(["apt-get", "install", "-y", "-q", "ripgrep"], capture_output=True)
-        found = shutil.which("rg")
-    if found is None:
-        pytest.skip("ripgrep (rg) is not installed and cannot be installed here")
-    return found
+    """The `rg` command (installed from Debian only with BENCH_INSTALL=1); else skip."""
+    return command(("rg",), "ripgrep")
 
 
 @pytest.fixture(scope="module")

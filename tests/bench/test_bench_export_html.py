@@ -7,32 +7,20 @@ tests/output/ for a person to look at, and its DOM is checked.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from agent.export import export
 from agent.trace import read_trace
+from tests.bench.system import command
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "tests" / "output"
 
 
 def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if shutil.which("apt-get") is None:
-        pytest.skip("no chromium and no apt-get to install it")
-    done = subprocess.run(
-        ["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, text=True, timeout=600
-    )
-    found = shutil.which("chromium")
-    if done.returncode != 0 or not found:
-        pytest.skip(f"cannot install chromium: {done.stderr.strip().splitlines()[-1:]}")
-    return found
+    """The browser (installed from Debian only with BENCH_INSTALL=1); else skip."""
+    return command(("chromium", "chromium-browser"), "chromium")
 
 
 def test_the_html_export_renders_in_chromium() -> None:

@@ -10,6 +10,7 @@ from agent.events import Totals, Usage
 from tests.hostile_support import finishes
 from tui.entries import Card, NoticeEntry, SystemEntry, UserEntry
 from tui.render import (
+    answer_notes,
     call_signature,
     card_text,
     card_view,
@@ -194,6 +195,13 @@ def test_unread_citations_are_flagged_outside_code() -> None:
     fenced = "```\nb.md:40-50 ~~\n```\nthen ./b.md:40-50"
     assert mark_unread(fenced, ("b.md:40-50",)) == "```\nb.md:40-50 ~~\n```\nthen ~~⚠./b.md:40-50~~"
     assert mark_unread(answer, ()) == answer  # nothing unread: the answer as written
+
+
+def test_the_notes_under_an_answer_name_the_pages_of_its_pdf_citations() -> None:
+    pages = ("guide.pdf:9-12 (p. 1–2)", "guide.pdf:4-5 (p. ii)")
+    notes = answer_notes((), "answered", pages)
+    assert notes.plain == "pages: guide.pdf:9-12 (p. 1–2), guide.pdf:4-5 (p. ii)"
+    assert answer_notes((), "answered").plain == ""  # no PDF cited: no note
 
 
 def test_the_unread_note_names_each_citation() -> None:

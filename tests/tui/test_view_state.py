@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,8 @@ from agent.events import (
 )
 from agent.messages import Message, assistant, system, user
 from agent.testing import call, reply
+from tests.agent.test_pdf_docs import OUTLINE, PAGES
+from tests.pdf_support import pdf_bytes
 from tests.tui.conftest import SessionFactory, big_trace, timeout_script
 from tui.entries import Card, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 from tui.persistent import TextParts
@@ -258,6 +261,21 @@ def test_an_answer_citing_unread_lines_names_them(make_session: SessionFactory) 
     assert isinstance(answer, TurnEntry) and answer.answer
     assert answer.unread == ("advanced/timeouts.md:20-25",)
     assert [e.name for e in state.results] == ["read_doc", "read_doc"]
+
+
+def test_an_answer_citing_a_pdf_notes_the_pages_its_reads_showed(
+    make_session: SessionFactory, docs: Path
+) -> None:
+    pdf = pdf_bytes(PAGES, labels={0: "/S /r", 2: "/S /D"}, outline=OUTLINE)
+    (docs / "guide.pdf").write_bytes(pdf)
+    script = [
+        reply(None, call("read_doc", {"path": "guide.pdf", "start": 8, "end": 12})),
+        reply("Copy the wheels (guide.pdf:10-11), as the preface says (guide.pdf:4-5)."),
+    ]
+    answer = reduce_all(run(make_session, script)).entries[-1]
+    assert isinstance(answer, TurnEntry)
+    assert answer.pages == ("guide.pdf:10-11 (p. 2)",)  # 4-5 was never read: no page known
+    assert answer.unread == ("guide.pdf:4-5",)
 
 
 def test_a_follow_up_is_checked_against_its_own_run_only(make_session: SessionFactory) -> None:

@@ -68,6 +68,7 @@ class _Request:
 
     stop: threading.Event = field(default_factory=threading.Event)
     stream: Any = None
+    received: bool = False  # whether any reply data arrived on the current attempt
 
 
 class OpenAIModel:
@@ -287,13 +288,11 @@ class OpenAIModel:
                 retries=retries,
                 request_timeout=self.request_timeout,
             )
-            progress = [False]  # whether any reply data arrived on this attempt
+            request.received = False
             cut: list[str] = []  # the text that had arrived when a stream failed
             try:
                 if streamed:
-                    why = yield from self._streamed(
-                        client, messages, tools, request, stopped, progress, cut
-                    )
+                    why = yield from self._streamed(client, messages, tools, request, stopped, cut)
                     if why is not None and not stopped():
                         self._streams = False
                         self._remember_no_streaming()
@@ -312,9 +311,9 @@ class OpenAIModel:
                 if self._drop_stream_options(exc):
                     yield Retry(retries + 1, 0.0, "endpoint rejected stream_options")
                     continue
-                reason = retry_reason(exc, progress[0])
+                reason = retry_reason(exc, request.received)
                 if reason is None or retries >= self.max_retries:
-                    ctx = dataclasses.replace(ctx, received=progress[0], partial="".join(cut))
+                    ctx = dataclasses.replace(ctx, received=request.received, partial="".join(cut))
                     raise translate(exc, ctx) from exc
                 retries += 1
                 delay = retry_delay(exc, retries, self.backoff)
@@ -408,7 +407,6 @@ class OpenAIModel:
         tools: Sequence[ToolSchema],
         request: _Request,
         stopped: Callable[[], bool],
-        progress: list[bool],
         cut: list[str],
     ) -> Generator[Chunk, None, str | None]:
         """Stream one reply; return why to ask again without streaming, or None when done."""
@@ -427,7 +425,7 @@ class OpenAIModel:
                 for chunk in stream:
                     if stopped():
                         return None
-                    progress[0] = True
+                    request.received = True
                     text = secret.feed(assembler.feed(fields(chunk)))
                     if text:
                         yield Delta(text)
