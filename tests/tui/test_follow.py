@@ -74,8 +74,12 @@ async def test_new_calls_appear_as_the_client_makes_them_and_it_ends_with_the_se
         server.close("the MCP client closed the session", stop_reason="disconnected")
         await until(pilot, lambda: tail.finished and screen.state.run == "disconnected")
         assert screen.header_extra().startswith("ended")
-        header = str(app.screen.query_one(HeaderBar).render())
-        assert header.endswith("● disconnected") and "cancelled" not in header
+
+        def header() -> str:
+            return str(app.screen.query_one(HeaderBar).render())
+
+        await until(pilot, lambda: header().endswith("● disconnected"))  # once it redraws
+        assert "cancelled" not in header()
 
 
 @pytest.mark.asyncio
