@@ -86,11 +86,13 @@ def summary_lines(summary: Summary, traces: Path | None = None) -> list[str]:
     hits = f"evidence hits {percent(summary.hits, summary.with_evidence)}"
     if summary.with_evidence:
         hits += f", first citation {percent(summary.first_hits, summary.with_evidence)}"
+    answered = summary.no_answer < n  # wordings that all went unanswered agree on nothing
+    agreeing = percent(summary.groups_agreeing, summary.groups) if answered else "-"
     scores = [
         hits,
         f"terms found {percent(summary.terms_found, summary.terms)}",
         f"unanswerables declined {percent(summary.declined, summary.unanswerable)}",
-        f"wordings agree {percent(summary.groups_agreeing, summary.groups)}",
+        f"wordings agree {agreeing}",
     ]
     counts = [
         f"{n} question{'s' if n != 1 else ''}",

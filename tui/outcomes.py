@@ -115,7 +115,13 @@ def ending_notice(outcome: str, error: str | None) -> tuple[str, NoticeLevel]:
     """The line (and its level) that closes a transcript which ended this way."""
     row = OUTCOMES[outcome]
     detail = error or row.detail
-    return (row.notice.format(detail) if detail else row.label), row.level
+    if not detail:
+        return row.label, row.level
+    said = row.notice.format(detail)
+    prefix = row.notice.split("{}")[0]
+    if prefix and detail.startswith(prefix.rstrip(": ")):  # "no answer within 8 steps"
+        said = detail
+    return said, row.level
 
 
 def answer_note(outcome: str) -> tuple[str, NoticeLevel] | None:

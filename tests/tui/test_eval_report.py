@@ -226,3 +226,9 @@ def test_ids_are_shown_as_written_not_as_markup() -> None:
     out = io.StringIO()
     Console(file=out, width=80).print(results_table([declined]))
     assert out.getvalue().splitlines()[1].startswith("[bold]loud[/bold]  declined")
+
+
+def test_wordings_that_all_went_unanswered_are_not_counted_as_agreeing() -> None:
+    stopped = [score(q, finished(None, "max_steps"), []) for q in (ASKED, TERSE)]
+    assert summarise(stopped).groups_agreeing == 1  # both "no answer": the same outcome
+    assert summary_lines(summarise(stopped))[0].endswith("wordings agree -")

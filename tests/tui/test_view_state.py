@@ -115,7 +115,7 @@ def test_cancel_and_limits_become_notices() -> None:
             error="no answer within 2 steps",
         ),
     )
-    assert limit.entries == (NoticeEntry("no answer: no answer within 2 steps", "warning"),)
+    assert limit.entries == (NoticeEntry("no answer within 2 steps", "warning"),)  # said once
 
 
 def test_a_follow_up_keeps_the_earlier_entries(make_session: SessionFactory) -> None:
