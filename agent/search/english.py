@@ -17,8 +17,8 @@ from pathlib import Path
 
 COMMON_RANK = 3000
 """Words at most this far down the list (Zipf frequency about 4.5, once in 30,000 words:
-"often", "switch", "fix", "safe", "ready") are common English; rarer ones ("blame",
-"database", "proxy", "grease", "timeout") may be words of a subject."""
+"often", "switch", "fix", "safe", "ready") are common English; rarer ones ("database",
+"proxy", "grease", "timeout") may be words of a subject."""
 
 VERB_RANK = 8000
 """How far down the list a verb of the asking ("how do I bump ...", "I want to tweak ...")

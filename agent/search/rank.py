@@ -225,7 +225,7 @@ def with_page_support(ranked: list[Any]) -> list[Any]:
         best[row[3]] = sorted([*best.get(row[3], []), row[0]], reverse=True)[:2]
     grown = []
     for row in ranked:
-        top = best[row[3]]
-        other = top[1] if len(top) > 1 and row[0] == top[0] else top[0] if len(top) > 1 else 0.0
+        top = [*best[row[3]], 0.0]  # a page's only section has no other to count
+        other = top[1] if row[0] == top[0] else top[0]
         grown.append((row[0] + PAGE_SUPPORT * other, *row[1:]))
     return grown
