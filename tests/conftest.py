@@ -65,3 +65,14 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     traces = tmp_path / "traces"
     monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(traces))
     return traces
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    """A docs folder of one page, replay.md, whose line 3 says how to replay a run."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "replay.md").write_text(
+        "# Replay\n\nRun `docsagent replay FILE` to watch a saved run again.\n"
+    )
+    return root
