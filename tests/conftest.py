@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.chatserver import ChatServer
+from tests.folders import REPLAY_PAGE, docs_folder
 
 
 @pytest.fixture
@@ -70,9 +71,4 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
     """A docs folder of one page, replay.md, whose line 3 says how to replay a run."""
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text(
-        "# Replay\n\nRun `docsagent replay FILE` to watch a saved run again.\n"
-    )
-    return root
+    return docs_folder(tmp_path / "docs", {"replay.md": REPLAY_PAGE})
