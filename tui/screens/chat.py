@@ -14,7 +14,7 @@ from textual.events import Key
 from textual.widgets import Input
 
 from agent import DocsIndex, RunFinished, Session, TextDelta
-from tui.collector import keep_long_lived as keep_long_lived  # named here too, as before
+from tui.collector import keep_long_lived as keep_long_lived  # tests import it from here
 from tui.conversation import Conversation
 from tui.messages import (
     ConversationReset,
