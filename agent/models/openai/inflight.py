@@ -62,6 +62,7 @@ class InFlight:
         return request
 
     def end(self, request: Request) -> None:
+        """`request` is done: `cancel` no longer reaches it."""
         with self._lock:
             self._requests.discard(request)
 
