@@ -59,14 +59,14 @@ def server_command(docs: Path, traces: Path, *extra: str) -> list[str]:
 
 @contextlib.contextmanager
 def stdio_server(
-    docs: Path, traces: Path, env: dict[str, str] | None = None
+    docs: Path, traces: Path, env: dict[str, str] | None = None, stderr: int = subprocess.PIPE
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """`docsagent mcp` over stdio as a subprocess, its three pipes the test's; killed after."""
+    """`docsagent mcp` over stdio as a subprocess, its pipes the test's; killed after."""
     with subprocess.Popen(
         [sys.executable, *server_command(docs, traces)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         cwd=ROOT,
         env=env,
     ) as server:
