@@ -1,5 +1,6 @@
 """The `docsagent` command: the TUI, one-shot `ask`, `eval` and `replay` (the commands on
-saved traces and served docs are in `tui.commands.trace_commands`, registered here).
+saved traces and served docs are in `tui.commands.trace_commands`, registered here). The
+options the first four share are the fields of `Options`, put on each by `with_options`.
 
 No `from __future__ import annotations` here, unlike every other module: Typer reads the
 commands' annotations on every start, `--help` included, and evaluating them as strings

@@ -76,7 +76,7 @@ def answer_question(question: str | None, options: Options, *, as_json: bool) ->
         agent, trace_dir=config.trace_dir, trace_path=options.trace, replace_trace=options.force
     )
     events: list[Event] = []
-    with explained(), closing(lambda: session.close(wait_s=0)):  # explained: a trace unwritable
+    with explained(), closing(lambda: session.close(wait_s=0)):  # a trace that cannot be written
         finished = run_question(session, question, terminal, events)
     docs = folder.corpus  # its texts are at hand: a big page is not turned into text again
     report_run(
