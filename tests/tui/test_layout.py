@@ -26,7 +26,8 @@ from agent.messages import system, user
 from tests.tui.conftest import plain
 from tui.state import ViewState, reduce
 from tui.transcript.model import TranscriptModel
-from tui.transcript.pieces import Line, MarkdownChunk, Pen, PlainChunk, wrap
+from tui.transcript.pieces import Line, MarkdownChunk, Pen, PlainChunk
+from tui.transcript.plain import wrap
 
 WIDTH = 60
 
@@ -257,11 +258,15 @@ def test_plain_text_is_wrapped_as_rich_wraps_it() -> None:
     ]
     for sample in samples:
         for width in (10, 37, 60):
-            mine = wrap(pen, sample, width)
+            mine = wrap(pen.console, pen.options, sample, width)
             theirs = pen.render(Text(sample), width)
             assert [plain(line) for line in mine] == [plain(line) for line in theirs]
     chunk = PlainChunk(samples[1])
-    assert chunk.height(pen, 40) == len(chunk.lines(pen, 40)) == len(wrap(pen, samples[1], 38))
+    assert (
+        chunk.height(pen, 40)
+        == len(chunk.lines(pen, 40))
+        == len(wrap(pen.console, pen.options, samples[1], 38))
+    )
 
 
 def test_preparing_a_view_draws_only_the_pieces_in_it() -> None:

@@ -1,11 +1,10 @@
-"""The transcript's pieces: small frozen values, each drawing itself at a width.
+"""The transcript's pieces: a blank line, a one-line entry, a turn's label, a chunk of its
+text (Markdown or plain), a note, a tool card; small frozen values that rich draws and wraps.
 
-A piece is what the layout measures and keeps drawn: a blank line, a one-line entry, a
-turn's label, a chunk of its text (Markdown or plain), a note, a tool card. Rich draws
-and wraps each of them. Equal pieces draw the same lines, so the layout keeps drawn
-lines by piece. A piece's `bar` is put before each of its lines as they are read; a
-chunk of text leaves `TEXT_MARGIN` columns for it whatever it is, and its bar is not part
-of its equality: a turn that turns out to be the answer keeps the lines drawn as it streamed.
+Equal pieces draw the same lines, so the layout keeps drawn lines by piece. A piece's
+`bar` is put before its lines as they are read. A chunk of text leaves `TEXT_MARGIN`
+columns for it whatever it is, and its bar is not part of its equality: a turn that
+turns out to be the answer keeps the lines drawn as it streamed.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markdown import Markdown
 from rich.segment import Segment
@@ -25,6 +23,7 @@ from tui.render import answer_notes, card_view, entry_text, mark_unread, turn_la
 from tui.terminal import visible
 from tui.transcript.chunks import MARKDOWN_CHARS
 from tui.transcript.entries import Card, NoticeEntry, SystemEntry, UserEntry
+from tui.transcript.plain import wrap
 
 Line = list[Segment]
 Bar = tuple[Segment, ...]
@@ -199,26 +198,7 @@ class PlainChunk:
         return len(self.lines(pen, width))
 
     def lines(self, pen: Pen, width: int) -> list[Line]:
-        return wrap(pen, visible(self.text), max(width - TEXT_MARGIN, 1))
-
-
-def wrap(pen: Pen, text: str, width: int) -> list[Line]:
-    """Plain text as rich wraps it at `width`; a line that fits is not wrapped at all.
-
-    Rich draws a line that fits as the line and its padding, and this does so without
-    asking it: rich took 275 ms for 180 KB of plain text in lines that fit (an answer's
-    plain part in a replay), this 13 ms. Lines that do not fit, or hold tabs, rich wraps.
-    """
-    lines: list[Line] = []
-    for line in text.split("\n"):
-        size = width + 1 if "\t" in line else len(line) if line.isascii() else cell_len(line)
-        if size <= width:
-            lines.append([Segment(line), Segment(" " * (width - size))])
-        else:
-            long_line = Text(line)
-            long_line.expand_tabs()  # as rich's wrap of a whole text does
-            lines += pen.render(long_line, width)
-    return lines
+        return wrap(pen.console, pen.options, visible(self.text), max(width - TEXT_MARGIN, 1))
 
 
 def plain_note(rest: int, hidden: int = 0) -> Text:
