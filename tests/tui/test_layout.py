@@ -255,9 +255,13 @@ def test_plain_text_is_wrapped_as_rich_wraps_it() -> None:
         "  indented  with  doubled  spaces " * 5,
         "\n\n",
         "0123456789 \n" + "x" * 36 + " \n",  # a space just past the width
+        ("word " * 40).strip()
+        + "\n"
+        + "0123456789 abcdefghij 0123456789abcdefghijklmnopqrstuvwxyz0",
+        " ".join("x" * n for n in range(1, 30)),  # words of every length up to past the width
     ]
     for sample in samples:
-        for width in (10, 37, 60):
+        for width in (9, 10, 37, 60):
             mine = wrap(pen.console, pen.options, sample, width)
             theirs = pen.render(Text(sample), width)
             assert [plain(line) for line in mine] == [plain(line) for line in theirs]
