@@ -61,7 +61,7 @@ class Pen:
 
 
 class Piece(Protocol):
-    """One part of an entry, drawn and measured on its own."""
+    """One part of an entry, drawn and measured on its own; equal pieces draw the same."""
 
     @property
     def bar(self) -> Bar:
@@ -76,10 +76,10 @@ class Piece(Protocol):
         """Characters of Markdown it costs to draw, about (0: next to nothing)."""
 
     def height(self, pen: Pen, width: int) -> int:
-        """Its lines at `width` columns (its bar's included), counted."""
+        """How many lines it takes in a row of `width` columns."""
 
     def lines(self, pen: Pen, width: int) -> list[Line]:
-        """Its lines at `width` columns, its bar's left out."""
+        """Its lines in a row of `width` columns, without its bar (put before them as read)."""
 
 
 def _inside(width: int, bar: Bar) -> int:
