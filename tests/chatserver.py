@@ -23,8 +23,10 @@ Like a real server it speaks HTTP/1.1 and keeps connections open between request
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import socket
+import socketserver
 import subprocess
 import threading
 import time
@@ -163,7 +165,9 @@ class ChatServer:
         self._lock = threading.Lock()
         self._received = threading.Condition(self._lock)
         self._open: set[socket.socket] = set()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(_Handler, chat=self)
+        )
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
 
@@ -242,150 +246,156 @@ class ChatServer:
             return self.script.popleft()
 
 
-def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
-        disable_nagle_algorithm = True  # as real servers do: small writes go out at once
+class _Handler(BaseHTTPRequestHandler):
+    """Answers one connection's requests from `chat`, the `ChatServer` that owns it."""
 
-        def log_message(self, format: str, *args: Any) -> None:  # quiet
-            pass
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    disable_nagle_algorithm = True  # as real servers do: small writes go out at once
 
-        def setup(self) -> None:
-            super().setup()
-            server.opened(self.connection)
+    def __init__(
+        self, request: Any, client_address: Any, server: socketserver.BaseServer, *, chat: ChatServer
+    ) -> None:
+        self.chat = chat  # before the base class, whose constructor handles the whole connection
+        super().__init__(request, client_address, server)
 
-        def finish(self) -> None:
-            server.closed(self.connection)
-            with contextlib.suppress(OSError):
-                super().finish()
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
 
-        def handle(self) -> None:
-            with contextlib.suppress(ConnectionError):  # the client went away
-                super().handle()
+    def setup(self) -> None:
+        super().setup()
+        self.chat.opened(self.connection)
 
-        def do_GET(self) -> None:
-            server.gets.append(self.path)
-            if server.latency:
-                server.stopping.wait(server.latency)
-            found = {"/props": server.props, "/v1/models": server.models}.get(self.path)
-            if found is None:
-                self._json(404, {"error": {"message": f"no route {self.path}"}})
+    def finish(self) -> None:
+        self.chat.closed(self.connection)
+        with contextlib.suppress(OSError):
+            super().finish()
+
+    def handle(self) -> None:
+        with contextlib.suppress(ConnectionError):  # the client went away
+            super().handle()
+
+    def do_GET(self) -> None:
+        self.chat.gets.append(self.path)
+        if self.chat.latency:
+            self.chat.stopping.wait(self.chat.latency)
+        found = {"/props": self.chat.props, "/v1/models": self.chat.models}.get(self.path)
+        if found is None:
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+        else:
+            self._json(200, found)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        body = json.loads(raw or b"{}")
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._json(404, {"error": {"message": "File Not Found"}})  # as llama-server says
+            return
+        if self.chat.first_chat_at is None:
+            self.chat.first_chat_at = time.monotonic()
+        self.chat.chat_connections.add(id(self.connection))
+        if self.chat.latency:
+            self.chat.stopping.wait(self.chat.latency)
+        response = self.chat.next_response(body, headers, len(raw))
+        if self.chat.delay:
+            self.chat.stopping.wait(self.chat.delay)
+        # The client may have given up (timeout, cancel): nothing to do then.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self._send(response, stream=bool(body.get("stream")))
+
+    def _send(self, response: Response, *, stream: bool) -> None:
+        if isinstance(response, Slow):
+            if self.chat.stopping.wait(min(response.seconds, 10.0)):
+                return
+            response = response.reply
+        if isinstance(response, Reply):
+            if stream:
+                self._sse(stream_events(response), done=True)
             else:
-                self._json(200, found)
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length)
-            body = json.loads(raw or b"{}")
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            if self.path.rstrip("/") != "/v1/chat/completions":
-                self._json(404, {"error": {"message": "File Not Found"}})  # as llama-server says
-                return
-            if server.first_chat_at is None:
-                server.first_chat_at = time.monotonic()
-            server.chat_connections.add(id(self.connection))
-            if server.latency:
-                server.stopping.wait(server.latency)
-            response = server.next_response(body, headers, len(raw))
-            if server.delay:
-                server.stopping.wait(server.delay)
-            # The client may have given up (timeout, cancel): nothing to do then.
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self._send(response, stream=bool(body.get("stream")))
-
-        def _send(self, response: Response, *, stream: bool) -> None:
-            if isinstance(response, Slow):
-                if server.stopping.wait(min(response.seconds, 10.0)):
-                    return
-                response = response.reply
-            if isinstance(response, Reply):
-                if stream:
-                    self._sse(stream_events(response), done=True)
-                else:
-                    self._json(200, completion_body(response))
-            elif isinstance(response, SSE):
-                self._sse(response.events, done=response.done)
-            elif isinstance(response, Completion):
-                self._json(200, response.body)
-            elif isinstance(response, Status):
-                headers = dict(response.headers)
-                if response.retry_after is not None:
-                    headers["Retry-After"] = response.retry_after
-                error = {"message": response.message, "type": "error", "code": response.code}
-                self._json(response.code, {"error": error}, headers)
-            elif isinstance(response, Cut):
-                self._cut(response.events)
-            elif isinstance(response, Hang) and not response.answer:
-                server.stopping.wait(min(response.seconds, HOLD_LIMIT_S))
-                self.close_connection = True
-            elif isinstance(response, Hang):
-                self._sse(response.events, done=False, stall=min(response.seconds, HOLD_LIMIT_S))
-            elif isinstance(response, Ping):
-                self._ping(response)
-            elif isinstance(response, Endless):
-                self._endless(response)
-            else:  # Drop
-                self.close_connection = True
-
-        def _json(self, code: int, body: Any, headers: dict[str, str] | None = None) -> None:
-            data = (body if isinstance(body, str) else json.dumps(body)).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _cut(self, events: Sequence[Any]) -> None:
-            self._start_stream()  # chunked: a body that ends early is an error
-            for data in _lines(events, done=False):
-                self._chunk(data)
-            self.close_connection = True  # no final zero-length chunk
-
-        def _sse(self, events: Sequence[Any], *, done: bool, stall: float = 0.0) -> None:
-            self._start_stream()
-            for data in _lines(events, done=done):
-                self._chunk(data)
-            if stall:
-                server.stopping.wait(stall)
-                self.close_connection = True  # a stalled stream never ends cleanly
-                return
-            self._chunk(b"")  # the end of the body: the connection can take the next request
-
-        def _ping(self, ping: Ping) -> None:
-            self._start_stream()
-            for data in _lines(ping.events, done=False):
-                self._chunk(data)
+                self._json(200, completion_body(response))
+        elif isinstance(response, SSE):
+            self._sse(response.events, done=response.done)
+        elif isinstance(response, Completion):
+            self._json(200, response.body)
+        elif isinstance(response, Status):
+            headers = dict(response.headers)
+            if response.retry_after is not None:
+                headers["Retry-After"] = response.retry_after
+            error = {"message": response.message, "type": "error", "code": response.code}
+            self._json(response.code, {"error": error}, headers)
+        elif isinstance(response, Cut):
+            self._cut(response.events)
+        elif isinstance(response, Hang) and not response.answer:
+            self.chat.stopping.wait(min(response.seconds, HOLD_LIMIT_S))
             self.close_connection = True
-            ticks = int(min(ping.seconds, 10.0) / ping.every)
-            for _ in range(ticks):  # ends early when the client goes away (a broken pipe)
-                if server.stopping.wait(ping.every):
-                    return
-                self._chunk(b": ping\n\n")
-
-        def _endless(self, endless: Endless) -> None:
-            self._start_stream()
+        elif isinstance(response, Hang):
+            self._sse(response.events, done=False, stall=min(response.seconds, HOLD_LIMIT_S))
+        elif isinstance(response, Ping):
+            self._ping(response)
+        elif isinstance(response, Endless):
+            self._endless(response)
+        else:  # Drop
             self.close_connection = True
-            data = f"data: {json.dumps(chunk({'content': endless.piece}))}\n\n".encode()
-            if endless.line:
-                self._chunk(b'data: {"choices": [{"index": 0, "delta": {"content": "')
-                data = endless.piece.encode()
-            until = time.monotonic() + min(endless.seconds, 120.0)
-            while not server.stopping.is_set() and time.monotonic() < until:
-                self._chunk(data)  # a broken pipe when the client goes away ends it
 
-        def _start_stream(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
+    def _json(self, code: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = (body if isinstance(body, str) else json.dumps(body)).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
 
-        def _chunk(self, data: bytes) -> None:
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
+    def _cut(self, events: Sequence[Any]) -> None:
+        self._start_stream()  # chunked: a body that ends early is an error
+        for data in _lines(events, done=False):
+            self._chunk(data)
+        self.close_connection = True  # no final zero-length chunk
 
-    return Handler
+    def _sse(self, events: Sequence[Any], *, done: bool, stall: float = 0.0) -> None:
+        self._start_stream()
+        for data in _lines(events, done=done):
+            self._chunk(data)
+        if stall:
+            self.chat.stopping.wait(stall)
+            self.close_connection = True  # a stalled stream never ends cleanly
+            return
+        self._chunk(b"")  # the end of the body: the connection can take the next request
+
+    def _ping(self, ping: Ping) -> None:
+        self._start_stream()
+        for data in _lines(ping.events, done=False):
+            self._chunk(data)
+        self.close_connection = True
+        ticks = int(min(ping.seconds, 10.0) / ping.every)
+        for _ in range(ticks):  # ends early when the client goes away (a broken pipe)
+            if self.chat.stopping.wait(ping.every):
+                return
+            self._chunk(b": ping\n\n")
+
+    def _endless(self, endless: Endless) -> None:
+        self._start_stream()
+        self.close_connection = True
+        data = f"data: {json.dumps(chunk({'content': endless.piece}))}\n\n".encode()
+        if endless.line:
+            self._chunk(b'data: {"choices": [{"index": 0, "delta": {"content": "')
+            data = endless.piece.encode()
+        until = time.monotonic() + min(endless.seconds, 120.0)
+        while not self.chat.stopping.is_set() and time.monotonic() < until:
+            self._chunk(data)  # a broken pipe when the client goes away ends it
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
 
 
 def _lines(events: Sequence[Any], *, done: bool) -> Iterator[bytes]:

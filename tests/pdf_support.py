@@ -31,6 +31,24 @@ def _text_string(text: str) -> bytes:
     return b"(" + _escape(text) + b")"
 
 
+class _Objects:
+    """A PDF's numbered objects, filled in as they are written; a number can be reserved first."""
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+
+    def add(self, body: bytes) -> int:
+        self.bodies.append(body)
+        return len(self.bodies)
+
+    def reserve(self) -> int:
+        self.bodies.append(b"")
+        return len(self.bodies)
+
+    def set(self, number: int, body: bytes) -> None:
+        self.bodies[number - 1] = body
+
+
 def pdf_bytes(
     pages: Sequence[Sequence[str] | None],
     *,
@@ -47,87 +65,108 @@ def pdf_bytes(
     `raw_content`: a page index's content stream given as it stands (compressed if asked).
     `flate_content`: a page index's content stream, already compressed (see `bomb`).
     """
-    objects: list[bytes] = []
-
-    def add(body: bytes) -> int:
-        objects.append(body)
-        return len(objects)
-
-    def reserve() -> int:
-        objects.append(b"")
-        return len(objects)
-
-    catalog = reserve()
-    tree = reserve()
-    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    objects = _Objects()
+    catalog = objects.reserve()
+    tree = objects.reserve()
+    font = objects.add(
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+    )
     page_ids = []
     for n, lines in enumerate(pages):
-        if raw_content and n in raw_content:
-            stream = raw_content[n]
-        elif lines is None:
-            stream = b"0.5 g 56 56 400 600 re f"
-        else:
-            stream = _content(lines)
-        extra = b""
-        if compress:
-            stream, extra = zlib.compress(stream, 9), b" /Filter /FlateDecode"
-        if flate_content and n in flate_content:
-            stream, extra = flate_content[n], b" /Filter /FlateDecode"
-        content = add(
+        stream, extra = _page_stream(
+            n, lines, compress=compress, raw=raw_content or {}, flate=flate_content or {}
+        )
+        content = objects.add(
             b"<< /Length %d%s >>\nstream\n" % (len(stream), extra) + stream + b"\nendstream"
         )
         page_ids.append(
-            add(
+            objects.add(
                 b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] "
                 b"/Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>"
                 % (tree, font, content)
             )
         )
     kids = b" ".join(b"%d 0 R" % p for p in page_ids)
-    objects[tree - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids))
+    objects.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids)))
     extras = b""
     if labels:
         nums = b" ".join(b"%d << %s >>" % (k, v.encode()) for k, v in sorted(labels.items()))
         extras += b" /PageLabels << /Nums [%s] >>" % nums
     if outline:
-        root = reserve()
-
-        def items(marks: Sequence[Bookmark], parent: int) -> tuple[int, int]:
-            ids = [reserve() for _ in marks]
-            for i, (mark, own) in enumerate(zip(marks, ids, strict=True)):
-                body = b"<< /Title %s /Parent %d 0 R /Dest [%d 0 R /Fit]" % (
-                    _text_string(mark.title),
-                    parent,
-                    page_ids[mark.page],
-                )
-                if i > 0:
-                    body += b" /Prev %d 0 R" % ids[i - 1]
-                if i + 1 < len(ids):
-                    body += b" /Next %d 0 R" % ids[i + 1]
-                if mark.children:
-                    first, last = items(mark.children, own)
-                    body += b" /First %d 0 R /Last %d 0 R /Count %d" % (
-                        first,
-                        last,
-                        len(mark.children),
-                    )
-                objects[own - 1] = body + b" >>"
-            return ids[0], ids[-1]
-
-        first, last = items(outline, root)
-        objects[root - 1] = b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (
-            first,
-            last,
-            len(outline),
-        )
-        extras += b" /Outlines %d 0 R" % root
-    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R%s >>" % (tree, extras)
+        extras += b" /Outlines %d 0 R" % _add_outline(objects, outline, page_ids)
+    objects.set(catalog, b"<< /Type /Catalog /Pages %d 0 R%s >>" % (tree, extras))
     trailer_extra = b""
     if encrypt:
-        key = add(
+        key = objects.add(
             b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P -44 >>" % (b"11" * 32, b"22" * 32)
         )
         trailer_extra = b" /Encrypt %d 0 R /ID [<%s> <%s>]" % (key, b"ab" * 16, b"ab" * 16)
+    return _file(objects.bodies, catalog, trailer_extra)
+
+
+def _page_stream(
+    n: int,
+    lines: Sequence[str] | None,
+    *,
+    compress: bool,
+    raw: dict[int, bytes],
+    flate: dict[int, bytes],
+) -> tuple[bytes, bytes]:
+    """Page `n`'s content stream and the filter its dictionary names (or b"")."""
+    if n in raw:
+        stream = raw[n]
+    elif lines is None:
+        stream = b"0.5 g 56 56 400 600 re f"
+    else:
+        stream = _content(lines)
+    extra = b""
+    if compress:
+        stream, extra = zlib.compress(stream, 9), b" /Filter /FlateDecode"
+    if n in flate:
+        stream, extra = flate[n], b" /Filter /FlateDecode"
+    return stream, extra
+
+
+def _add_outline(objects: _Objects, outline: Sequence[Bookmark], page_ids: list[int]) -> int:
+    """Write the outline's objects; the number of its root."""
+    root = objects.reserve()
+    first, last = _add_bookmarks(objects, outline, root, page_ids)
+    objects.set(
+        root,
+        b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>"
+        % (first, last, len(outline)),
+    )
+    return root
+
+
+def _add_bookmarks(
+    objects: _Objects, marks: Sequence[Bookmark], parent: int, page_ids: list[int]
+) -> tuple[int, int]:
+    """Write `marks` (and their children) under `parent`; the numbers of the first and last."""
+    ids = [objects.reserve() for _ in marks]
+    for i, (mark, own) in enumerate(zip(marks, ids, strict=True)):
+        body = b"<< /Title %s /Parent %d 0 R /Dest [%d 0 R /Fit]" % (
+            _text_string(mark.title),
+            parent,
+            page_ids[mark.page],
+        )
+        if i > 0:
+            body += b" /Prev %d 0 R" % ids[i - 1]
+        if i + 1 < len(ids):
+            body += b" /Next %d 0 R" % ids[i + 1]
+        if mark.children:
+            first, last = _add_bookmarks(objects, mark.children, own, page_ids)
+            body += b" /First %d 0 R /Last %d 0 R /Count %d" % (
+                first,
+                last,
+                len(mark.children),
+            )
+        objects.set(own, body + b" >>")
+    return ids[0], ids[-1]
+
+
+def _file(objects: list[bytes], catalog: int, trailer_extra: bytes) -> bytes:
+    """The file: header, numbered objects, cross-reference table and trailer."""
     out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for n, body in enumerate(objects, start=1):
