@@ -165,9 +165,7 @@ class ChatServer:
         self._lock = threading.Lock()
         self._received = threading.Condition(self._lock)
         self._open: set[socket.socket] = set()
-        self._httpd = ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(_Handler, chat=self)
-        )
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, chat=self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
 
@@ -253,7 +251,12 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # as real servers do: small writes go out at once
 
     def __init__(
-        self, request: Any, client_address: Any, server: socketserver.BaseServer, *, chat: ChatServer
+        self,
+        request: Any,
+        client_address: Any,
+        server: socketserver.BaseServer,
+        *,
+        chat: ChatServer,
     ) -> None:
         self.chat = chat  # before the base class, whose constructor handles the whole connection
         super().__init__(request, client_address, server)
@@ -395,7 +398,6 @@ class _Handler(BaseHTTPRequestHandler):
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
-
 
 
 def _lines(events: Sequence[Any], *, done: bool) -> Iterator[bytes]:

@@ -133,8 +133,7 @@ def _add_outline(objects: _Objects, outline: Sequence[Bookmark], page_ids: list[
     first, last = _add_bookmarks(objects, outline, root, page_ids)
     objects.set(
         root,
-        b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>"
-        % (first, last, len(outline)),
+        b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (first, last, len(outline)),
     )
     return root
 

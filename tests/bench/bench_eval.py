@@ -26,6 +26,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -217,7 +218,13 @@ def decline_targets(totals: list[tuple[str, dict[str, int]]]) -> tuple[str, bool
     return line, met
 
 
-def main() -> int:
+SetResult = tuple[str, dict[str, Any], Summary, float, Path, int]
+"""One measured set: its name, the offline report's summary, BM25's summary, the seconds
+BM25's index took, the docs, and BM25's hits by a `READABLE` section."""
+
+
+def parse_options() -> tuple[argparse.Namespace, tuple[str, ...]]:
+    """The command line's options, and the sets they choose."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--heldout", action="store_true", help="run the held-out sets (once)")
     parser.add_argument("--allow-missing", action="store_true", help="missing sets pass")
@@ -241,15 +248,24 @@ def main() -> int:
         names = chosen(options.sets, heldout=options.heldout, blind=options.blind)
     except ValueError as exc:
         parser.error(str(exc))
-    install = os.environ.get("BENCH_INSTALL") == "1" and not options.no_install
-    found = locate(names, install=install)  # system packages only when asked
+    return options, names
+
+
+def print_header(options: argparse.Namespace) -> None:
     title = "HELD-OUT sets (run once, at the end)" if options.heldout else "question sets"
     title = "BLIND sets (held-out ones run once, at the end)" if options.blind else title
     print(f"eval bench: {title}: offline model (docsagent eval) vs BM25 top-3 sections")
     top = "BM25 top-3 (first: its top section; declines only when no word matches)"
     print(f"{'':<14}{'offline model':<{len(SIDE)}}| {top}")
     print(HEADER)
-    totals = []
+
+
+def run_sets(
+    names: tuple[str, ...], found: dict[str, Path]
+) -> tuple[list[SetResult], list[str], list[AnswerChecks]]:
+    """Each set's table row, printed as it is measured: the sets measured, those whose docs
+    are missing, and the checks of the offline model's answers."""
+    totals: list[SetResult] = []
     missing: list[str] = []
     answers: list[AnswerChecks] = []
     with tempfile.TemporaryDirectory() as traces:
@@ -270,6 +286,11 @@ def main() -> int:
             bm25, built, readable = baseline(questions, found[name])
             print(row(name, summary["questions"], summary, counts(bm25)))
             totals.append((name, summary, bm25, built, found[name], readable))
+    return totals, missing, answers
+
+
+def print_totals(totals: list[SetResult]) -> None:
+    """The table's `all` row, then a line of timings and details per set."""
     if len(totals) > 1:
         n = sum(summary["questions"] for _, summary, *_ in totals)
         ours = {k: sum(summary[k] for _, summary, *_ in totals) for k in COUNTS}
@@ -293,21 +314,36 @@ def main() -> int:
         and summary["hits"] >= bm25.hits
     ]
     print(f"(not a target) sets at >= 90% hits and agreement, all declined, >= BM25: {met}")
+
+
+def print_ask_timing(httpx: Path) -> bool:
+    """Time an offline `ask` on the httpx docs and print it; whether it met its target."""
+    timing = ask_timing(httpx)
+    quick = timing.after_startup < ASK_AFTER_STARTUP_S
+    print(
+        f"offline ask on httpx, warm index (medians of 5): {timing.inside * 1000:.0f} ms "
+        f"in process; as a command {timing.command * 1000:.0f} ms = start-up "
+        f"{timing.startup * 1000:.0f} ms (ask --help) + "
+        f"{timing.after_startup * 1000:.0f} ms after start-up "
+        f"(target < {ASK_AFTER_STARTUP_S * 1000:.0f} ms){'' if quick else ' MISSED'}"
+    )
+    return quick
+
+
+def main() -> int:
+    options, names = parse_options()
+    install = os.environ.get("BENCH_INSTALL") == "1" and not options.no_install
+    found = locate(names, install=install)  # system packages only when asked
+    print_header(options)
+    totals, missing, answers = run_sets(names, found)
+    print_totals(totals)
     declines, declines_met = decline_targets([(name, s) for name, s, *_ in totals])
     if declines:
         print(declines)
     httpx = found.get("httpx") or locate(("httpx",), install=False).get("httpx")
     quick = True
     if httpx is not None and not (options.heldout or options.blind):
-        timing = ask_timing(httpx)
-        quick = timing.after_startup < ASK_AFTER_STARTUP_S
-        print(
-            f"offline ask on httpx, warm index (medians of 5): {timing.inside * 1000:.0f} ms "
-            f"in process; as a command {timing.command * 1000:.0f} ms = start-up "
-            f"{timing.startup * 1000:.0f} ms (ask --help) + "
-            f"{timing.after_startup * 1000:.0f} ms after start-up "
-            f"(target < {ASK_AFTER_STARTUP_S * 1000:.0f} ms){'' if quick else ' MISSED'}"
-        )
+        quick = print_ask_timing(httpx)
     print()
     for checked in answers:
         print(checked.line())

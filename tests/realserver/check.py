@@ -36,7 +36,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -128,66 +128,82 @@ def largest_prompt(trace: Path) -> int:
     return max((e.usage.prompt_tokens for e in replies), default=0)
 
 
+class ScriptedEndpoint:
+    """The endpoint at `base`, asked for `search_docs` `searches` times, then for an answer."""
+
+    def __init__(self, base: str, *, stream: bool, searches: int) -> None:
+        from agent.models.openai.model import OpenAIModel
+
+        forced = {"type": "function", "function": {"name": "search_docs"}}
+        options: dict[str, Any] = {
+            "api_key": None, "base_url": base, "context": CONTEXT, "stream": stream
+        }  # fmt: skip
+        self.first = OpenAIModel(MODEL, tool_choice=forced, **options)
+        self.rest = OpenAIModel(MODEL, tool_choice="none", **options)
+        self.name = MODEL
+        self.context_window = CONTEXT
+        self.searches = searches
+        self.asked = 0
+
+    def query(self, messages: Any, tools: Any, *, cancel: Any = None) -> Any:
+        self.asked += 1
+        model = self.first if self.asked <= self.searches else self.rest
+        return model.query(messages, tools, cancel=cancel)
+
+    def cancel(self) -> None:
+        self.first.cancel()
+        self.rest.cancel()
+
+
 def check_tool_run(check: Check, *, stream: bool = True, searches: int = 1) -> Path | None:
     """A run whose first `searches` requests name `search_docs`, then one that asks for the
     answer: each request after a call must be accepted, and every prompt fit the context."""
     from agent import Config, Session, build_agent
-    from agent.events import (
-        ContextCompacted,
-        ModelNotice,
-        ModelReplied,
-        RunFinished,
-        TextDelta,
-        ToolCallStarted,
-        Totals,
-    )
-    from agent.models.openai.model import OpenAIModel
 
-    forced = {"type": "function", "function": {"name": "search_docs"}}
     name = f"a tool call answered after it, {'streamed' if stream else 'not streamed'}"
     if searches > 1:
         name = f"{searches} searches in a {CONTEXT}-token context, answered after them"
-
-    class Scripted:
-        """The endpoint, asked for `search_docs` `searches` times, then for an answer."""
-
-        def __init__(self) -> None:
-            options: dict[str, Any] = {
-                "api_key": None, "base_url": check.base, "context": CONTEXT, "stream": stream
-            }  # fmt: skip
-            self.first = OpenAIModel(MODEL, tool_choice=forced, **options)
-            self.rest = OpenAIModel(MODEL, tool_choice="none", **options)
-            self.name = MODEL
-            self.context_window = CONTEXT
-            self.asked = 0
-
-        def query(self, messages: Any, tools: Any, *, cancel: Any = None) -> Any:
-            self.asked += 1
-            model = self.first if self.asked <= searches else self.rest
-            return model.query(messages, tools, cancel=cancel)
-
-        def cancel(self) -> None:
-            self.first.cancel()
-            self.rest.cancel()
-
-    model = Scripted()
+    model = ScriptedEndpoint(check.base, stream=stream, searches=searches)
     config = Config(model=MODEL, base_url=check.base, context=CONTEXT, max_steps=searches + 2)
     folder = check.work / f"tool-run-{'streamed' if stream else 'whole'}-{searches}"
     session = Session(build_agent(config, model=model), trace_dir=folder)
-    events: list[Any] = []
-    totals, moving = Totals(), []  # the counters as the TUI folds them, while text streams
     try:
-        for event in session.ask(QUESTION):
-            events.append(event)
-            totals = totals.add(event)
-            if isinstance(event, TextDelta):
-                moving.append(totals.usage.total_tokens)
+        events, moving = run_counting(session.ask(QUESTION))
     except Exception as exc:  # the run's error is the finding
         check.record(name, False, f"{type(exc).__name__}: {exc}")
         return session.last_trace
     finally:
         model.first.close()
         model.rest.close()
+    check.record(name, *tool_run_finding(events, moving))
+    return session.last_trace
+
+
+def run_counting(run: Iterable[Any]) -> tuple[list[Any], list[int]]:
+    """The run's events, and its token counter as the TUI folds it at each piece of text."""
+    from agent.events import TextDelta, Totals
+
+    events: list[Any] = []
+    totals, moving = Totals(), []
+    for event in run:
+        events.append(event)
+        totals = totals.add(event)
+        if isinstance(event, TextDelta):
+            moving.append(totals.usage.total_tokens)
+    return events, moving
+
+
+def tool_run_finding(events: list[Any], moving: list[int]) -> tuple[bool, str]:
+    """Whether the tool run passed (a call, a reply after it, an ending, every prompt within
+    the context), and what it did."""
+    from agent.events import (
+        ContextCompacted,
+        ModelNotice,
+        ModelReplied,
+        RunFinished,
+        ToolCallStarted,
+    )
+
     calls = [e for e in events if isinstance(e, ToolCallStarted)]
     replies = [e for e in events if isinstance(e, ModelReplied)]
     notices = [e.text for e in events if isinstance(e, ModelNotice)]
@@ -197,19 +213,19 @@ def check_tool_run(check: Check, *, stream: bool = True, searches: int = 1) -> P
     largest = max((r.usage.prompt_tokens for r in replies), default=0)
     shortened = sum(len(e.stubs) for e in events if isinstance(e, ContextCompacted))
     usage = final.stats.usage
-    check.record(
-        name,
+    ok = (
         bool(calls)
         and bool(after)
         and final.stop_reason in ("answered", "truncated")
-        and largest < CONTEXT,
+        and largest < CONTEXT
+    )
+    return ok, (
         f"{len(calls)} tool calls ({', '.join(c.name for c in calls)}), {len(replies)} replies, "
         f"ended {final.stop_reason}; notices: {notices or 'none'}; while the answer streamed "
         f"the counter moved {len(set(moving))} times (≈), then read "
         f"{'≈' if usage.estimated else ''}{usage.total_tokens} tokens; largest prompt "
-        f"{largest} of {CONTEXT}, {shortened} results shortened",
+        f"{largest} of {CONTEXT}, {shortened} results shortened"
     )
-    return session.last_trace
 
 
 def check_export(check: Check, trace: Path | None) -> None:
