@@ -105,14 +105,17 @@ def line(s: SetScores, kind: str, baseline: int | None = None) -> str:
     )
 
 
-def main() -> int:
+def parse_options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", dest="sets", metavar="NAME")
     parser.add_argument("--allow-missing", action="store_true", help="a missing set is no failure")
     parser.add_argument("--blind-only", action="store_true", help="only the fresh blind sets")
-    options = parser.parse_args()
-    development = () if options.blind_only else DEVELOPMENT_SETS
-    names = [n for n in (*development, *FRESH_SETS) if not options.sets or n in options.sets]
+    return parser.parse_args()
+
+
+def find_docs(names: list[str]) -> dict[str, Path]:
+    """The docs folder of each set found: Debian's (installed only with BENCH_INSTALL=1),
+    the blind and spent sets' downloaded from their registries."""
     install = os.environ.get("BENCH_INSTALL") == "1"
     debian = tuple(n for n in names if n in DEVELOPMENT_SETS and n not in SPENT_SETS)
     found = locate(debian, install=install)
@@ -121,59 +124,77 @@ def main() -> int:
             fetched = fetch_fresh(name, CACHE / "fresh", download=True)
             if fetched is not None:
                 found[name] = fetched
+    return found
+
+
+def measure_sets(
+    names: list[str], found: dict[str, Path], work: Path
+) -> tuple[bool, list[tuple[SetScores, int]]]:
+    """Print each set's line as it is measured: whether the offline model met BM25 on every
+    set, and the blind sets' scores with their baseline's page @1."""
+    ok = True
+    blind: list[tuple[SetScores, int]] = []
+    for name in names:
+        if name not in found:
+            continue
+        questions = load_questions(question_file(name))
+        scores = measure(name, questions, found[name], cache=work / name)
+        ok &= scores.offline.hits >= scores.bm25_hits
+        if name in FRESH_SETS + SPENT_SETS:
+            base, where = baseline_page_first(question_file(name), found[name], work)
+            assert "baseline" in where, f"the baseline ran today's code ({where})"
+            if name in FRESH_SETS:
+                blind.append((scores, base))
+            print(line(scores, "blind" if name in FRESH_SETS else "spent", base), flush=True)
+        else:
+            print(line(scores, "dev"), flush=True)
+    return ok, blind
+
+
+def blind_checks(blind: list[tuple[SetScores, int]]) -> list[tuple[str, bool]]:
+    """The targets over the blind sets, pooled: each one's line and whether it is met."""
+    answerable = sum(s.offline.with_evidence for s, _ in blind)
+    false = sum(s.offline.false_declines for s, _ in blind)
+    unanswerable = sum(s.offline.unanswerable for s, _ in blind)
+    declined = sum(s.offline.declined for s, _ in blind)
+    pages = sum(s.page_first for s, _ in blind)
+    base = sum(b for _, b in blind)
+    asked = sum(s.answerable for s, _ in blind)
+    return [
+        (
+            f"answerable declined {rate(false, answerable)} (target <= {MAX_FALSE_DECLINES:.0%})",
+            false <= MAX_FALSE_DECLINES * answerable,
+        ),
+        (
+            f"unanswerable declined {rate(declined, unanswerable)} (target >= {MIN_DECLINED:.0%})",
+            declined >= MIN_DECLINED * unanswerable,
+        ),
+        (
+            f"search_docs page @1 {rate(pages, asked)} vs baseline {rate(base, asked)} "
+            f"(target +{PAGE_GAIN:.0%})",
+            pages >= base + PAGE_GAIN * asked,
+        ),
+    ]
+
+
+def main() -> int:
+    options = parse_options()
+    development = () if options.blind_only else DEVELOPMENT_SETS
+    names = [n for n in (*development, *FRESH_SETS) if not options.sets or n in options.sets]
+    found = find_docs(names)
     print("quality bench: offline model vs BM25 top-3 sections; declines; search_docs' page @1")
     header = f"{'set':<12}{'kind':<6}{'offline':<12}{'BM25':<12}{'>=BM25':<8}"
     print(header + f"{'false decl.':<12}{'declined':<12}page @1")
-    ok = True
     missing = [n for n in names if n not in found]
-    blind: list[tuple[SetScores, int]] = []
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:
-        work = Path(scratch)
-        for name in names:
-            if name not in found:
-                continue
-            questions = load_questions(question_file(name))
-            scores = measure(name, questions, found[name], cache=work / name)
-            ok &= scores.offline.hits >= scores.bm25_hits
-            if name in FRESH_SETS + SPENT_SETS:
-                base, where = baseline_page_first(question_file(name), found[name], work)
-                assert "baseline" in where, f"the baseline ran today's code ({where})"
-                if name in FRESH_SETS:
-                    blind.append((scores, base))
-                print(line(scores, "blind" if name in FRESH_SETS else "spent", base), flush=True)
-            else:
-                print(line(scores, "dev"), flush=True)
+        ok, blind = measure_sets(names, found, Path(scratch))
     for name in missing:
         how = "a registry download" if name in FRESH_SETS + SPENT_SETS else "BENCH_INSTALL=1"
         print(f"{name:<12}MISSING: its docs are not here ({how} gets them)")
     if blind:
-        answerable = sum(s.offline.with_evidence for s, _ in blind)
-        false = sum(s.offline.false_declines for s, _ in blind)
-        unanswerable = sum(s.offline.unanswerable for s, _ in blind)
-        declined = sum(s.offline.declined for s, _ in blind)
-        pages = sum(s.page_first for s, _ in blind)
-        base = sum(b for _, b in blind)
-        asked = sum(s.answerable for s, _ in blind)
-        checks = [
-            (
-                f"answerable declined {rate(false, answerable)} "
-                f"(target <= {MAX_FALSE_DECLINES:.0%})",
-                false <= MAX_FALSE_DECLINES * answerable,
-            ),
-            (
-                f"unanswerable declined {rate(declined, unanswerable)} "
-                f"(target >= {MIN_DECLINED:.0%})",
-                declined >= MIN_DECLINED * unanswerable,
-            ),
-            (
-                f"search_docs page @1 {rate(pages, asked)} vs baseline {rate(base, asked)} "
-                f"(target +{PAGE_GAIN:.0%})",
-                pages >= base + PAGE_GAIN * asked,
-            ),
-        ]
         print(f"blind sets pooled ({', '.join(s.name for s, _ in blind)}):")
-        for text, met in checks:
+        for text, met in blind_checks(blind):
             print(f"  {text}: {'met' if met else 'MISSED'}")
             ok &= met
     print(f"({time.perf_counter() - began:.0f} s)")
