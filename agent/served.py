@@ -138,7 +138,7 @@ class ServedTools:
             ) from None
         self.path = writer.path
         self._clock = clock
-        self.ending = RunEnding(writer, clock=clock, each_call_a_step=True)  # the trace's writer
+        self.ending = RunEnding(writer, clock=clock, each_call_a_step=True)  # its one writer
         self._lock = threading.RLock()  # a stop signal may close the trace while `close` runs
         self._idle = threading.Condition(self._lock)
         self._calls = 0
