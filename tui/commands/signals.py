@@ -147,6 +147,9 @@ class _Guard:
         timer.start()
 
     def end(self, signum: int) -> None:
+        # The closers name the signal even when its handler has not run: a main thread too
+        # busy to run it in time, or a command's own handler in its place (`docsagent mcp`).
+        self.signum = self.signum or signum
         # A closer can block (a session whose model call hangs on a dead endpoint): the
         # closers get CLOSE_WAIT_S in all, on a thread of their own, then the process ends.
         closing = threading.Thread(target=self._close_all, daemon=True, name="docsagent-closing")
