@@ -312,6 +312,23 @@ def test_an_eval_run_asks_the_server_for_its_context_window_once(
     assert [r["max_tokens"] for r in chat_server.requests] == [512] * 6  # a quarter of it
 
 
+def test_eval_takes_the_endpoint_options_ask_takes(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    chat_server.props = {"default_generation_settings": {"n_ctx": 2048}}  # not asked: given
+    questions = [{"id": f"q{n}", "question": "How do I replay a saved run?"} for n in range(2)]
+    chat_server.push(*[Reply(content="Run `docsagent replay FILE` (replay.md:3-4).")] * 2)
+    code, _, err = run_eval(
+        question_file(tmp_path, questions),
+        *("--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url),
+        *("--context", "100000", "--max-reply-tokens", "300", "--no-compact"),
+    )
+    assert code == 0, err
+    assert "/props" not in chat_server.gets
+    assert [r["max_tokens"] for r in chat_server.requests] == [300] * 2
+
+
 def test_eval_takes_a_request_timeout_as_ask_does(
     chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
