@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from agent.trace import read_trace
 from tests.chatserver import HOLD_LIMIT_S, MODEL, ChatServer, Hang, Ping, Reply, Status
+from tests.folders import EVAL_PAGES, docs_folder
 from tui.cli import app
 
 QUESTIONS: list[dict[str, object]] = [
@@ -37,17 +38,7 @@ pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text(
-        "# Replay\n\nRun `docsagent replay FILE` to watch a saved run again.\n"
-        "Add `--speed 2` to play it twice as fast.\n"
-    )
-    (root / "install.md").write_text(
-        "# Install\n\nInstall with `pip install docsagent`.\n\n"
-        "## Upgrade\n\nUpgrade with `pip install --upgrade docsagent`.\n"
-    )
-    return root
+    return docs_folder(tmp_path / "docs", EVAL_PAGES)
 
 
 def question_file(tmp_path: Path, questions: Sequence[Mapping[str, object]] = QUESTIONS) -> str:
