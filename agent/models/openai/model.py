@@ -37,11 +37,9 @@ from agent.defaults import (
 )
 from agent.messages import Message
 from agent.models.base import Chunk, Delta, Notice, Retry, ToolSchema
+from agent.models.openai.endpoint import display_url, endpoint_of, is_local
 from agent.models.openai.errors import (
     Context,
-    display_url,
-    endpoint_of,
-    is_local,
     rejects_stream_options,
     retry_delay,
     retry_reason,
