@@ -94,9 +94,9 @@ if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` imports th
     from agent.search import Hit as Hit
     from agent.search import IndexReport as IndexReport
     from agent.served import SERVED_MODEL as SERVED_MODEL
-    from agent.served import SERVED_TRACES as SERVED_TRACES
     from agent.served import ServedTools as ServedTools
     from agent.served import is_served as is_served
+    from agent.served import newest_served as newest_served
     from agent.session import Session as Session
     from agent.tail import TraceTail as TraceTail
     from agent.tools.arguments import parse_arguments as parse_arguments

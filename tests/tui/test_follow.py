@@ -20,6 +20,7 @@ from agent import (
     TraceTail,
     docs_registry,
     event_to_dict,
+    newest_served,
     open_docs,
 )
 from agent.config import Config
@@ -28,7 +29,7 @@ from agent.trace import TraceWriter
 from tests.tui.conftest import until
 from tui.app import replay_app
 from tui.entries import TurnEntry
-from tui.following import newest_served, waiting
+from tui.following import waiting
 from tui.screens.replay import ReplayScreen
 from tui.state import ViewState
 from tui.widgets.header_bar import HeaderBar
