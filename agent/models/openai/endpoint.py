@@ -1,47 +1,90 @@
-"""An endpoint's address as messages show it (no credentials, no query), and where it is.
+"""What one model learns of its endpoint on first use, and keeps for later runs.
 
-The error messages (`errors.py`) and the HTTP client (`transport.py`) both name the endpoint,
-so it sits below both; `Config` asks it too, without importing the SDK.
+The context and the model listing come from the cache folder (`known.py`: a week) or
+else from the server, its routes asked at once (`window.py`), once for every model that
+shares the HTTP client (eval's questions share one). A listing without the model's name
+is a warning, shown once per client. An endpoint seen unable to stream a reply is asked
+unstreamed from then on, and that too is kept for later runs.
 """
 
 from __future__ import annotations
 
-import ipaddress
-from urllib.parse import urlsplit
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+from agent.models.openai.address import display_url
+from agent.models.openai.known import Known, KnownEndpoints
+from agent.models.openai.window import Facts
 
-
-def endpoint_of(base_url: str) -> str:
-    """The scheme, host and port of `base_url`, for display (no path, no credentials)."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}" if parts.scheme else base_url
+if TYPE_CHECKING:
+    from agent.models.openai.connection import Connection
 
 
-def display_url(base_url: str) -> str:
-    """`base_url` without credentials or query, for error messages."""
-    parts = urlsplit(base_url)
-    return endpoint_of(base_url) + parts.path if parts.scheme else base_url
+@dataclass(frozen=True)
+class Learned:
+    """What the model takes from its endpoint: the context, and a warning to show."""
+
+    context: int | None
+    warning: str | None = None
 
 
-def is_local(base_url: str) -> bool:
-    """Whether `base_url` points at this machine (where servers rarely want a key)."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    return host in _LOCAL_HOSTS or host.endswith(".localhost") or host.startswith("127.")
+class Endpoint:
+    """What a model knows of `base_url` for the model `name`: learned once, on first use."""
 
+    def __init__(self, base_url: str, name: str, *, known: KnownEndpoints | None) -> None:
+        self.base_url = base_url
+        self.name = name
+        self.streams = True  # set off for good when the server cannot stream a reply
+        self._known = known if known is not None else KnownEndpoints(None)
+        self._pending = True  # learn of the server once, on first use
 
-def is_private(base_url: str) -> bool:
-    """Whether `base_url` is on this machine or a private network (127.0.0.1, ::1, 10.x,
-    192.168.x, fd00::/8, a `.local` name): a server someone runs, not a priced service."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    if is_local(base_url) or host.endswith(".local"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_private or address.is_loopback or address.is_link_local
+    def learn(self, connection: Connection, given: int | None) -> Learned | None:
+        """On the first call only: the context (`given`, else the server's) and the warning
+        for a listing that lacks the model; None when there is nothing to take.
+
+        With a context `given`, nothing is asked, but what an earlier run learned of
+        streaming is still taken.
+        """
+        if not self._pending:
+            return None
+        self._pending = False
+        from agent.models.openai.window import probe_endpoint, unlisted
+
+        http = connection.http
+        assert http is not None  # connected
+        url = display_url(self.base_url)
+        key = connection.authorization
+
+        def learn() -> Known | None:
+            known = self._known.get(url, self.name)
+            if given is None and (known is None or not known.probed):
+                facts = probe_endpoint(
+                    http, self.base_url, self.name, headers={"Authorization": key}
+                )
+                streams = known.streams_tools if known is not None else None
+                known = self._known.put(url, self.name, Known(facts, streams))
+            return known
+
+        # Asked once per HTTP client: models sharing one (eval's questions) share it.
+        known = http.once(
+            ("endpoint", self.base_url, self.name, "probe" if given is None else "given"), learn
+        )
+        if known is None:
+            return None  # the context given, nothing learned before: no probe
+        if known.streams_tools is False:
+            self.streams = False
+        if given is not None:
+            return Learned(given)
+        warning = unlisted(self.name, known.facts, f"{url}/models")
+        first: list[bool] = []
+        http.once(("warned", self.base_url, self.name), lambda: first.append(True))
+        return Learned(known.facts.context, warning if first else None)
+
+    def cannot_stream(self) -> None:
+        """Ask unstreamed from now on, and keep that this endpoint cannot stream this model's
+        replies, so later runs (each `ask`, each eval question) ask unstreamed at once,
+        without the wasted request."""
+        self.streams = False
+        url = display_url(self.base_url)
+        known = self._known.get(url, self.name) or Known(Facts(), probed=False)
+        self._known.put(url, self.name, replace(known, streams_tools=False))

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import agent.errors as errors
 from agent.models.base import estimate_tokens as streamed_tokens
-from agent.models.openai.endpoint import display_url, endpoint_of
+from agent.models.openai.address import display_url, endpoint_of
 
 MAX_RETRY_AFTER_S = 30.0
 """A server's Retry-After is honoured up to this many seconds."""
