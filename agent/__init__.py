@@ -26,6 +26,7 @@ from agent.errors import ModelError as ModelError
 from agent.errors import TraceError as TraceError
 
 if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` imports these on first use
+    from agent.atomic import write_atomic as write_atomic
     from agent.config import Config as Config
     from agent.config import build_agent as build_agent
     from agent.config import build_model as build_model

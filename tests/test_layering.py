@@ -72,6 +72,17 @@ def test_no_module_under_agent_imports_a_ui_library() -> None:
     assert offenders == []
 
 
+def imported_modules(path: Path) -> list[str]:
+    """The modules a source file imports, anywhere in it (deferred imports too), as written."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+    return names
+
+
 def module_name(path: Path) -> str:
     """`agent/tools/docs.py` -> `agent.tools.docs`; a package's `__init__.py` is the package."""
     parts = path.relative_to(ROOT).with_suffix("").parts
@@ -121,7 +132,7 @@ def test_the_import_graph_has_no_cycle() -> None:
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("agent.readers",),
-    ("agent.defaults", "agent.errors", "agent.files", "agent.newfile")
+    ("agent.defaults", "agent.errors", "agent.files", "agent.newfile", "agent.atomic")
     + ("agent.messages", "agent.events", "agent.observation"),
     ("agent.search",),
     ("agent.tools",),
