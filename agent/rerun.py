@@ -56,7 +56,7 @@ class RerunReport:
         return all(check.holds for check in self.citations)
 
 
-def rerun(trace: Trace, corpus: Corpus) -> RerunReport:
+def rerun_trace(trace: Trace, corpus: Corpus) -> RerunReport:
     """Run the trace's tool calls again over `corpus` and check the answer's citations."""
     return RerunReport(
         docs=corpus.root,

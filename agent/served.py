@@ -28,7 +28,7 @@ from agent.budget import MAX_TOKENS, MIN_TOKENS, Budget
 from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_RESULT_TOKENS
 from agent.docset import DocSet, across, choose, set_schema
 from agent.ending import RunEnding
-from agent.errors import ConfigError
+from agent.errors import ConfigError, TraceError
 from agent.events import (
     MessageAppended,
     RunFinished,
@@ -39,6 +39,7 @@ from agent.events import (
 )
 from agent.messages import ToolCall, assistant, tool_result
 from agent.observation import cut_name
+from agent.tail import TraceTail
 from agent.tools.arguments import MAX_ARGUMENT_CHARS
 from agent.tools.docs import DocsContext
 from agent.tools.registry import ToolContext, ToolError, ToolOutcome, ToolRegistry
@@ -61,6 +62,35 @@ SERVED_QUESTION = "look-ups by an MCP client"
 
 SERVED_TRACES = "*-" + trace_filename(SERVED_QUESTION).split("-", 3)[3]
 """The glob of a served session's trace file names (after the time stamp, the slug)."""
+
+
+def newest_served(folder: Path, *, after: Path | None = None) -> Path | None:
+    """The newest trace of a `docsagent mcp` session in `folder` (started after `after`).
+
+    Newest by name, which starts with the time the session started: a long session still
+    written to never hides one that started after it.
+    """
+    try:
+        names = sorted(folder.glob(SERVED_TRACES), key=lambda p: p.name, reverse=True)
+    except OSError:
+        return None
+    for path in names:
+        if after is not None and path.name <= after.name:
+            return None
+        if _served(path):
+            return path
+    return None
+
+
+def _served(path: Path) -> bool:
+    """Whether the trace's header names the served model (a header not yet whole: no)."""
+    tail = TraceTail(path)
+    try:
+        tail.read()
+    except TraceError:
+        return True  # said on the screen when it is followed
+    return tail.header is not None and tail.header.get("model") == SERVED_MODEL
+
 
 BOUNDS: dict[str, dict[str, tuple[int, int]]] = {"search_docs": {"limit": (1, MAX_LIMIT)}}
 """Bounds a client is shown in the schema and held to (our own loop clamps instead)."""
