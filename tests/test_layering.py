@@ -138,7 +138,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agent.tools",),
     ("agent.models", "agent.testing"),
     ("agent.compaction", "agent.loop", "agent.outcome", "agent.session")
-    + ("agent.trace", "agent.tail", "agent.traces"),
+    + ("agent.trace", "agent.ending", "agent.tail", "agent.traces"),
     ("agent.config", "agent.pricing", "agent.eval", "agent.rerun", "agent.export")
     + ("agent.markdown", "agent.markdown_inert", "agent.served", "agent.budget", "agent.docset"),
 )
