@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -23,9 +22,9 @@ from agent.readers.pages import Pages, pages_in, shown
 from agent.readers.registry import doc_text, heading_style, is_paged
 from agent.search.sections import first_heading
 from agent.search.store import Kept
-from agent.tools.doccache import Doc, DocCache, Entry, folded, searchable, valid
+from agent.tools.doccache import Doc, DocCache, DocText, Entry, folded, searchable, valid
 from agent.tools.folder import DocsFolder
-from agent.tools.sandbox import FileKey, Unreadable, current_key, read_inside
+from agent.tools.sandbox import Unreadable, current_key, read_inside
 from agent.tools.textscan import fold_fully, lines_at
 
 TITLE_LINES = 40  # a title is a heading among a doc's first lines
@@ -33,14 +32,6 @@ TEXT_CHARS = 32 * 1024 * 1024
 """Characters of doc text kept for the next call, the latest docs' in all: a model reads
 one doc in several ranges, and a built page can take seconds to turn into text (Node's
 6 MB `all.html`, 3.6 s)."""
-
-
-@dataclass(frozen=True)
-class DocText:
-    """A doc's text as read (line breaks as `\\n`) and the key of the file it came from."""
-
-    text: str
-    key: FileKey
 
 
 class KeptTexts(Protocol):
@@ -94,23 +85,26 @@ class Corpus(DocsFolder):
         if path is None:
             raise Unreadable(rel, "it is not a doc in this folder")
         file = os.fsencode(path)
-        kept = self._kept(rel, path) if index else None
+        kept = self._kept(rel, path) if index and self.kept is not None else None
         if kept is not None:
-            return Entry(kept[1], file, text=kept[0])
+            return Entry(kept.key, file, text=kept)
         try:
             data, key = read_inside(self._real, path, name=rel, limit=self.max_doc_bytes)
             doc = searchable(data, rel, key, path) if bare else None
             if doc is not None:
                 entry = Entry(key, file, doc=doc)
             else:
-                entry = Entry(key, file, text=normalize_breaks(_text(data, rel)))
+                entry = Entry(key, file, text=DocText(normalize_breaks(doc_text(data, rel)), key))
         except Unreadable as exc:
             self._unread[rel] = exc.reason
             raise
+        except NotText as exc:
+            self._unread[rel] = str(exc)
+            raise Unreadable(rel, str(exc)) from None
         self._unread.pop(rel, None)
         return entry
 
-    def _kept(self, rel: str, path: str) -> tuple[str, FileKey] | None:
+    def _kept(self, rel: str, path: str) -> DocText | None:
         """A paged doc's text as the index keeps it for its file as it is now, and the
         file's key (None if it keeps none); Unreadable when the index skipped it."""
         if self.kept is None or not is_paged(rel):
@@ -123,19 +117,20 @@ class Corpus(DocsFolder):
             self._unread[rel] = found.skipped
             raise Unreadable(rel, found.skipped)
         self._unread.pop(rel, None)
-        return found.text, key
+        return DocText(found.text, key)
 
     def read(self, rel: str) -> DocText:
         """A doc's text, read now (not from the cache); raises Unreadable as `_load` does.
         A PDF's text is the one the index keeps, while its file is unchanged."""
-        entry = self._load(rel)
-        assert entry.text is not None  # read without `bare`: decoded
-        return DocText(entry.text, entry.key)
+        read = self._load(rel).text
+        assert read is not None  # read without `bare`: decoded
+        return read
 
     def read_lines(self, rel: str) -> list[str]:
         """A doc's lines, read now (for the search index); NotText when it cannot be read."""
         try:
-            text = self._load(rel, index=False).text or ""  # never the index's own
+            read = self._load(rel, index=False).text  # never the index's own
+            text = read.text if read is not None else ""
         except Unreadable as exc:
             raise NotText(exc.reason) from None
         lines = text.split("\n")
@@ -154,23 +149,22 @@ class Corpus(DocsFolder):
         path = self._files.get(rel)
         return self._cache.get(rel, current_key(path)) if path is not None else None
 
-    def _with_text(self, rel: str) -> tuple[Entry, str]:
-        """The entry for `rel` and its text: the cache's, else read now (`read`) and kept."""
-        entry = self._entry(rel)
+    def _with_text(self, rel: str, entry: Entry | None) -> tuple[Entry, DocText]:
+        """`rel`'s entry (`entry`, if still the cache's) and its text: the entry's, else read
+        now (`read`) and kept."""
         if entry is not None and entry.text is not None:
             return entry, entry.text
         read = self.read(rel)
         if entry is None or entry.key != read.key:
-            entry = self._cache.add(rel, read.key, os.fsencode(self.file(rel)))
-        self._cache.keep_text(rel, entry, read.text)
-        return entry, read.text
+            entry = self._cache.add(rel, read.key, os.fsencode(self._files[rel]))
+        self._cache.keep_text(rel, entry, read)
+        return entry, read
 
     def text(self, rel: str) -> DocText:
         """A doc's text as `read` gives it, kept for the next call while its file is
         unchanged (the most recent docs, `TEXT_CHARS` in all). Raises Unreadable as
         `read` does."""
-        entry, text = self._with_text(rel)
-        return DocText(text, entry.key)
+        return self._with_text(rel, self._entry(rel))[1]
 
     def lines(self, rel: str, start: int, end: int) -> list[str]:
         """Lines `start` to `end` (1-based, inclusive) of a doc as it reads now: fewer if
@@ -185,8 +179,8 @@ class Corpus(DocsFolder):
         entry = self._entry(rel)
         if entry is not None and entry.title is not None:
             return entry.title
-        entry, text = self._with_text(rel)
-        head = text.split("\n", TITLE_LINES)[:TITLE_LINES]
+        entry, read = self._with_text(rel, entry)
+        head = read.text.split("\n", TITLE_LINES)[:TITLE_LINES]
         entry.title = first_heading(head, heading_style(rel))
         return entry.title
 
@@ -197,8 +191,8 @@ class Corpus(DocsFolder):
             return None
         entry = self._entry(rel)
         if entry is None or entry.pages is None:
-            entry, text = self._with_text(rel)
-            entry.pages = pages_in(text)
+            entry, read = self._with_text(rel, entry)
+            entry.pages = pages_in(read.text)
         return entry.pages
 
     def page_span(self, rel: str, start: int, end: int) -> str | None:
@@ -227,13 +221,13 @@ class Corpus(DocsFolder):
         if doc is not None and (doc.full or not full):
             return doc
         if entry is not None and doc is None and entry.text is not None:
-            doc = folded(entry.text, entry.key, entry.file)
+            doc = folded(entry.text.text, entry.key, entry.file)
         elif entry is None or doc is None:
             entry, doc = self._searched(rel, entry)
         if full and not doc.full:
             if not valid(doc):  # bytes that are not UTF-8: search the text they decode to
-                _, text = self._with_text(rel)
-                doc = folded(text, entry.key, entry.file)
+                entry, read = self._with_text(rel, entry)
+                doc = folded(read.text, read.key, entry.file)
             if not doc.full:
                 doc = Doc(doc.key, fold_fully(doc.folded), True, True, doc.file)
         self._cache.keep_doc(rel, entry, doc)
@@ -246,7 +240,7 @@ class Corpus(DocsFolder):
             entry = self._cache.add(rel, read.key, read.file)
         if read.text is not None:
             self._cache.keep_text(rel, entry, read.text)
-        return entry, read.doc or folded(read.text or "", read.key, read.file)
+        return entry, read.doc or folded(read.text.text if read.text else "", read.key, read.file)
 
     def docs(self, paths: Iterable[str], *, full: bool = False) -> Iterator[Doc | Unreadable]:
         """Each of `paths` as `doc` gives it, or the Unreadable it raises, in order.
@@ -282,11 +276,3 @@ class Corpus(DocsFolder):
     def cached_bytes(self) -> int:
         """Bytes of searchable text held in the cache now (at most `cache_bytes`)."""
         return self._cache.size
-
-
-def _text(data: bytes, rel: str) -> str:
-    """A doc's text by its format's reader; Unreadable, with the reason, if none."""
-    try:
-        return doc_text(data, rel)
-    except NotText as exc:
-        raise Unreadable(rel, str(exc)) from None

@@ -90,6 +90,14 @@ def valid(doc: Doc) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class DocText:
+    """A doc's text as read (line breaks as `\\n`) and the key of the file it came from."""
+
+    text: str
+    key: FileKey
+
+
 @dataclass(slots=True)
 class Entry:
     """What was read of one version of a doc's file (`key`): each part made on first use."""
@@ -97,8 +105,8 @@ class Entry:
     key: FileKey
     file: bytes
     """The file's path on disk, as the system takes it."""
-    text: str | None = None
-    """The text as read (line breaks as `\\n`); None until read, or once dropped."""
+    text: DocText | None = None
+    """The text as read; None until read, or once dropped."""
     doc: Doc | None = None
     """What search keeps of it; None until searched."""
     title: str | None = None
@@ -131,7 +139,8 @@ class DocCache:
 
     def add(self, rel: str, key: FileKey, file: bytes) -> Entry:
         """A new, empty entry for this version (`key`) of `rel`'s file, replacing any other."""
-        self.forget(rel)
+        if rel in self.entries:
+            self.forget(rel)
         entry = self.entries[rel] = Entry(key, file)
         return entry
 
@@ -153,17 +162,18 @@ class DocCache:
         entry.doc = doc
         self.size += size
 
-    def keep_text(self, rel: str, entry: Entry, text: str) -> None:
+    def keep_text(self, rel: str, entry: Entry, text: DocText) -> None:
         """Set `entry.text` (`rel`'s), dropping the least recently read texts past
         `text_chars`; a text over the bound on its own is not kept."""
         if self.entries.get(rel) is not entry:
             return  # dropped meanwhile: the caller has the text in hand
         self._drop_text(rel)
-        if len(text) > self.text_chars:
+        chars = len(text.text)
+        if chars > self.text_chars:
             return
         entry.text = text
-        self._texts[rel] = len(text)
-        self._chars += len(text)
+        self._texts[rel] = chars
+        self._chars += chars
         while self._chars > self.text_chars:
             self._drop_text(next(iter(self._texts)))
 
