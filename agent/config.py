@@ -50,7 +50,8 @@ def default_docs() -> Path:
 def default_trace_dir(state_home: Path | None = None) -> Path:
     """Where traces are saved when no folder is given: under the XDG state folder.
 
-    `state_home` is that folder as the CLI found it (`tui/options.py`); else ~/.local/state.
+    `state_home` is that folder as the CLI found it (`tui/commands/options.py`); else
+    ~/.local/state.
     """
     return (state_home or Path.home() / ".local" / "state") / "docsagent" / "traces"
 

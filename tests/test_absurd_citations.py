@@ -16,8 +16,8 @@ from agent.events import RunFinished
 from agent.tools.citations import find_citations
 from tests.cli_support import ask
 from tui.cli import app
-from tui.entries import TurnEntry
 from tui.state import reduce_all
+from tui.transcript.entries import TurnEntry
 
 pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 

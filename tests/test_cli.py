@@ -308,7 +308,7 @@ def test_the_command_line_beats_the_environment_wherever_the_option_stands(
 
 
 def test_a_blank_llm_key_does_not_hide_the_openai_key() -> None:
-    from tui.options import Options, make_config
+    from tui.commands.options import Options, make_config
 
     config, notice = make_config(Options(), {"LLM_API_KEY": " ", "OPENAI_API_KEY": "sk-x"})
     assert (config.api_key, config.model) == ("sk-x", "gpt-4o-mini")
@@ -331,7 +331,7 @@ def test_ask_warns_about_a_citation_of_lines_the_run_never_read(docs: Path, tmp_
 
 
 def test_the_trace_folder_follows_xdg_state_home(tmp_path: Path) -> None:
-    from tui.options import Options, make_config
+    from tui.commands.options import Options, make_config
 
     config, _ = make_config(Options(), {"XDG_STATE_HOME": str(tmp_path)})
     assert config.trace_dir == tmp_path / "docsagent" / "traces"
@@ -343,7 +343,7 @@ def test_the_trace_folder_follows_xdg_state_home(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["", "  ", "relative/state"])
 def test_a_blank_or_relative_xdg_folder_counts_as_unset(value: str) -> None:
     """As the XDG spec says: no trace folder named by spaces in the current directory."""
-    from tui.options import Options, history_file, make_config, settings_file
+    from tui.commands.options import Options, history_file, make_config, settings_file
 
     home = Path.home()
     env = {"XDG_STATE_HOME": value, "XDG_CACHE_HOME": value, "XDG_CONFIG_HOME": value}
@@ -356,7 +356,7 @@ def test_a_blank_or_relative_xdg_folder_counts_as_unset(value: str) -> None:
 
 def test_core_errors_gain_the_options_that_set_what_they_name() -> None:
     from agent import ConfigError, ModelError
-    from tui.options import explain
+    from tui.commands.options import explain
 
     assert explain(ConfigError("max_steps must be at least 1", fields=("max_steps",))) == (
         "max_steps must be at least 1; check --max-steps"
@@ -413,7 +413,7 @@ def test_an_unwritable_cache_folder_is_one_notice_and_the_run_goes_on(
 
 
 def test_the_cache_folder_comes_from_the_environment() -> None:
-    from tui.options import Options, make_config
+    from tui.commands.options import Options, make_config
 
     home = Path.home()
     assert make_config(Options(), {})[0].cache_dir == home / ".cache" / "docsagent"

@@ -323,7 +323,7 @@ def test_a_malformed_base_url_is_one_line_and_exit_2_before_any_request(
 @pytest.mark.parametrize("url", list(BAD_URLS))
 def test_the_tui_and_every_command_refuse_a_malformed_base_url(url: str) -> None:
     from agent import ConfigError
-    from tui.options import Options, make_config
+    from tui.commands.options import Options, make_config
 
     with pytest.raises(ConfigError, match="^bad base URL: "):
         make_config(Options(base_url=url), {"LLM_API_KEY": KEY})

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tui.indexing import IndexBar
+from tui.commands.indexing import IndexBar
 
 ROOT = Path(__file__).resolve().parent.parent
 

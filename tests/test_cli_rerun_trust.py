@@ -17,8 +17,8 @@ from agent import default_docs
 from tests.agent.test_rerun import record
 from tests.tui.conftest import TIMEOUTS
 from tui.cli import app
-from tui.docs_folders import MAX_FOLDERS, remember, used_folders, was_used
-from tui.options import docs_folders_file
+from tui.commands.options import docs_folders_file
+from tui.statefiles.docs_folders import MAX_FOLDERS, remember, used_folders, was_used
 
 pytestmark = pytest.mark.usefixtures("cli_env")
 

@@ -174,7 +174,7 @@ def test_a_closer_that_blocks_does_not_hold_the_exit() -> None:
     # must still end, with 128 + N, once the closers have had their short while.
     code = (
         "import threading\n"
-        "from tui.signals import _Guard\n"
+        "from tui.commands.signals import _Guard\n"
         "guard = _Guard(0.0)\n"
         "guard.closers.append(threading.Event().wait)\n"
         "guard.end(15)\n"

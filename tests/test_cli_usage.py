@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from agent.trace import read_trace
 from tui.cli import app
-from tui.command import similar_options
-from tui.question import NO_QUESTION, QuestionMissing, read_question
+from tui.commands.command import similar_options
+from tui.commands.question import NO_QUESTION, QuestionMissing, read_question
 
 pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 

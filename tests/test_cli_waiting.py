@@ -25,8 +25,8 @@ from agent.events import (
 )
 from tests.chatserver import ChatServer, Hang, chunk
 from tests.hostile_support import finishes
+from tui.commands.waiting import WaitingLine
 from tui.terminal import Terminal
-from tui.waiting import WaitingLine
 
 KEY = "sk-test-waiting-0123456789"
 STATUS = re.compile(

@@ -145,7 +145,8 @@ def test_no_module_under_agent_imports_names_from_the_package_itself() -> None:
 
 
 def test_no_module_under_agent_reads_the_environment() -> None:
-    """The environment is read at the CLI edge (`tui/options.py`); the core takes values."""
+    """The environment is read at the CLI edge (`tui/commands/options.py`); the core takes
+    values."""
     offenders = []
     for path in (ROOT / "agent").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):

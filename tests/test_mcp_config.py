@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tui.client_config import absolute_spec, executable, snippet
+from tui.mcp.client_config import absolute_spec, executable, snippet
 
 mcp = pytest.importorskip("mcp", reason="the mcp SDK is not installed (pip install '.[mcp]')")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402

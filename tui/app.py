@@ -20,13 +20,13 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from agent import Config, DocsIndex, Session, Trace, TraceTail, build_agent, open_docs
-from tui import signals
-from tui.history import History
+from tui.commands import signals
 from tui.screens.base import TraceScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen
 from tui.screens.replay import ReplayScreen
-from tui.settings import Settings, load_settings, save_settings
+from tui.statefiles.history import History
+from tui.statefiles.settings import Settings, load_settings, save_settings
 from tui.terminal import visible
 
 HELP_TIP = "Show this help (? only when not typing a question)"
@@ -146,7 +146,7 @@ class DocsAgentApp(App[int]):
     def stop_signalled(self, number: int) -> None:
         """SIGTERM or SIGHUP (the terminal closed): quit as ctrl+q does, exit code 128 + N.
 
-        The traces are closed first, as the terminal may be gone already; `tui.signals`
+        The traces are closed first, as the terminal may be gone already; `tui.commands.signals`
         ends the process if the shutdown stalls on a terminal that hung up.
         """
         for screen in self.screen_stack:

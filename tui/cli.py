@@ -1,5 +1,5 @@
 """The `docsagent` command: the TUI, one-shot `ask`, `eval` and `replay` (the commands on
-saved traces and served docs are in `tui.trace_commands`, registered here).
+saved traces and served docs are in `tui.commands.trace_commands`, registered here).
 
 No `from __future__ import annotations` here, unlike every other module: Typer reads the
 commands' annotations on every start, `--help` included, and evaluating them as strings
@@ -22,9 +22,9 @@ from agent import (
     ModelError,
     TraceError,
 )
-from tui import signals
-from tui.command import DocsCommand, DocsGroup
-from tui.options import (
+from tui.commands import signals
+from tui.commands.command import DocsCommand, DocsGroup
+from tui.commands.options import (
     BaseUrl,
     Context,
     Docs,
@@ -47,7 +47,7 @@ from tui.options import (
     make_config,
     settings_file,
 )
-from tui.trace_commands import export, follow, index, mcp, rerun
+from tui.commands.trace_commands import export, follow, index, mcp, rerun
 
 if TYPE_CHECKING:
     from agent import Event
@@ -130,7 +130,7 @@ def tui(
 
 
 def _open_tui(options: Options, question: str | None) -> None:
-    from tui.asking import EXIT_USAGE, fail, refuse_to_replace
+    from tui.commands.asking import EXIT_USAGE, fail, refuse_to_replace
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
@@ -190,7 +190,7 @@ def ask(
       echo "how do I replay a trace?" | docsagent ask
     """
     from agent import Session, build_agent, open_docs
-    from tui.asking import (
+    from tui.commands.asking import (
         EXIT_ERROR,
         EXIT_USAGE,
         fail,
@@ -200,8 +200,8 @@ def ask(
         run_question,
         warn,
     )
+    from tui.commands.question import QuestionMissing, read_question
     from tui.outcomes import OUTCOMES
-    from tui.question import QuestionMissing, read_question
     from tui.terminal import Terminal
 
     options = Options.from_context(ctx)
@@ -294,8 +294,8 @@ def eval_(
     ] = False,
 ) -> None:
     """Score a question set: evidence hits, terms, declines, steps, tokens and time."""
-    from tui.asking import EXIT_ERROR, EXIT_USAGE, fail
-    from tui.evaluate import evaluate
+    from tui.commands.asking import EXIT_ERROR, EXIT_USAGE, fail
+    from tui.commands.evaluate import evaluate
 
     try:
         config, notice = make_config(Options.from_context(ctx))
@@ -333,7 +333,7 @@ def replay(
 ) -> None:
     """Replay a saved trace in the TUI (or print it with --print)."""
     from agent import read_trace
-    from tui.asking import EXIT_OK, EXIT_USAGE, fail, print_trace
+    from tui.commands.asking import EXIT_OK, EXIT_USAGE, fail, print_trace
     from tui.terminal import Terminal
 
     try:
@@ -359,7 +359,7 @@ for command in (rerun, export, mcp, index, follow):  # the commands on saved tra
 
 def remember_docs(folder: Path) -> None:
     """Keep `folder` as one this user asked about: `rerun` may read it without --docs."""
-    from tui.docs_folders import remember
+    from tui.statefiles.docs_folders import remember
 
     remember(docs_folders_file(), folder)
 

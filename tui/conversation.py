@@ -9,8 +9,8 @@ from collections.abc import Callable
 from textual.message import Message
 
 from agent import AgentError, Event, Session
+from tui.commands.options import explain
 from tui.messages import ConversationReset, EventsArrived, RunBegan, RunFailed
-from tui.options import explain
 
 _RESET = object()
 _CLOSE = object()

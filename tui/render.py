@@ -16,10 +16,10 @@ from rich.padding import Padding
 from rich.text import Text
 
 from agent import ArgumentError, Usage, citation_spans, parse_arguments
-from tui.entries import Card, NoticeEntry, SystemEntry, UserEntry
 from tui.outcomes import OUTCOMES, answer_note
 from tui.state import RunState, ViewState
 from tui.terminal import visible
+from tui.transcript.entries import Card, NoticeEntry, SystemEntry, UserEntry
 
 CARD_LINES = 4
 VALUE_WIDTH = 40

@@ -35,9 +35,9 @@ from agent import (
     is_served,
     run_outcome,
 )
-from tui.entries import Card, Entry, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 from tui.outcomes import ending_notice
 from tui.persistent import Log, TextParts
+from tui.transcript.entries import Card, Entry, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 
 RunState = Literal[
     "idle",

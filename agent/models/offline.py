@@ -8,9 +8,10 @@ It plays the agent the way a real model would, so its trace reads like one:
    decline that cites nothing when the docs do not cover the question.
 
 It decides from the index's typed results (`DocsIndex.search`, `term_counts`) and the
-docs' lines, never by reading back the text a tool printed; `agent.models.policy` holds
-how it weighs, judges and quotes. It is stateless: each call looks at the conversation
-since the last question and at the tool calls it made there, so it can pick up any run.
+docs' lines, never by reading back the text a tool printed; `agent.models.weighing` holds
+how it weighs, `agent.models.policy` how it judges and quotes. It is stateless: each call
+looks at the conversation since the last question and at the tool calls it made there, so
+it can pick up any run.
 """
 
 from __future__ import annotations
@@ -24,16 +25,15 @@ from agent.messages import Message, ToolCall
 from agent.models.base import Chunk, Delta, Reply, ToolSchema, estimate_usage
 from agent.models.policy import (
     SEARCH_LIMIT,
-    Term,
     Verdict,
     by_paragraphs,
     intro_last,
     judge,
     together,
-    weigh,
     with_opening,
 )
 from agent.models.quoting import cut_short, quote_range
+from agent.models.weighing import Term, weigh
 from agent.search import Hit
 from agent.search.query import acronyms
 from agent.tools.docs import DocsContext, Shown, read_range

@@ -131,7 +131,7 @@ def test_the_config_switches_compaction_off_and_a_budget_lowers_the_threshold() 
 
 
 def test_no_compact_on_the_command_line_reaches_the_config() -> None:
-    from tui.options import Options, make_config
+    from tui.commands.options import Options, make_config
 
     assert make_config(Options(no_compact=True), {})[0].compact is False
     assert make_config(Options(), {})[0].compact is True

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.models.policy import Term, judge, weigh
+from agent.models.policy import judge
 from agent.models.quoting import cut_short, quote_range
+from agent.models.weighing import Term, weigh
 from agent.search import DocsIndex, Hit
 from agent.tools.corpus import Corpus
 from tests.agent.test_offline import converse

@@ -6,17 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.models.policy import (
-    MAX_CITED,
-    Term,
-    by_paragraphs,
-    idf,
-    intro_last,
-    judge,
-    weigh,
-    with_opening,
-)
+from agent.models.policy import MAX_CITED, by_paragraphs, intro_last, judge, with_opening
 from agent.models.quoting import QUOTE_LINES, quote_range
+from agent.models.weighing import Term, idf, weigh
 from agent.search import DocsIndex, Hit
 from agent.search.query import ASKED_WEIGHT
 from agent.search.sections import Section

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.models.policy import weigh
+from agent.models.weighing import weigh
 from agent.search import DocsIndex
 from agent.search.english import is_common
 from agent.tools.corpus import Corpus

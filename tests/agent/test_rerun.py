@@ -13,8 +13,8 @@ from agent.tools.corpus import Corpus
 from agent.trace import read_trace
 from tests.tui.conftest import CLIENTS, TIMEOUTS, timeout_script
 from tui.cli import app
-from tui.docs_folders import remember
-from tui.options import docs_folders_file
+from tui.commands.options import docs_folders_file
+from tui.statefiles.docs_folders import remember
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.models.policy import judge, weigh
+from agent.models.policy import judge
+from agent.models.weighing import weigh
 from agent.search import DocsIndex
 from agent.search.query import (
     ASKED_WEIGHT,

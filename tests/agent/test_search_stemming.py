@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.models.policy import Term
 from agent.models.quoting import QUOTE_LINES, quote_range
+from agent.models.weighing import Term
 from agent.search.stemming import terms_held
 
 

@@ -48,11 +48,11 @@ from agent import (  # noqa: E402
 )
 from agent.messages import assistant  # noqa: E402
 from tui.app import DocsAgentApp, chat_app, replay_app  # noqa: E402
-from tui.asking import print_trace  # noqa: E402
-from tui.entries import TurnEntry  # noqa: E402
+from tui.commands.asking import print_trace  # noqa: E402
 from tui.screens.base import TraceScreen  # noqa: E402
 from tui.screens.chat import ChatScreen  # noqa: E402
 from tui.terminal import Terminal  # noqa: E402
+from tui.transcript.entries import TurnEntry  # noqa: E402
 from tui.widgets.transcript import Transcript  # noqa: E402
 
 KEY_EVERY_S = 0.15

@@ -24,7 +24,7 @@ from typing import IO
 
 from agent.config import Config
 from tests.chatserver import MODEL
-from tui.evaluate import evaluate
+from tui.commands.evaluate import evaluate
 
 DELAY = 0.2
 STEPS = 2

@@ -68,8 +68,8 @@ def mark_unread(answer: str, labels: tuple[str, ...]) -> str:
 
 
 def _streamed(deltas: int) -> None:
+    from tui.commands.waiting import WaitingLine
     from tui.terminal import Terminal
-    from tui.waiting import WaitingLine
 
     line = WaitingLine(Terminal())
     delta = TextDelta(step=1, text="x" * 8192)

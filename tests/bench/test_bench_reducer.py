@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from agent.events import Event, ModelRequested, RunStarted, TextDelta
 from tests.tui.conftest import big_trace
-from tui.entries import TurnEntry
 from tui.replayer import Replayer
 from tui.state import ViewState, reduce_all
+from tui.transcript.entries import TurnEntry
 
 
 def best_of(runs: int, fn: Callable[[], object]) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.chunks import CHUNK_CHARS, FORCE_CHARS, MARKDOWN_CHARS, Chunks, chunks
+from tui.transcript.chunks import CHUNK_CHARS, FORCE_CHARS, MARKDOWN_CHARS, Chunks, chunks
 
 
 def paragraphs(count: int) -> str:
@@ -56,7 +56,7 @@ def test_one_endless_line_is_still_cut() -> None:
 
 
 def test_the_note_says_how_much_is_plain_and_how_much_is_not_drawn() -> None:
-    from tui.blocks import plain_note
+    from tui.transcript.blocks import plain_note
 
     assert plain_note(5_000).plain == (
         "… past 20,000 characters the text is shown as plain text, so the screen keeps up: "

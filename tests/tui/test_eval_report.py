@@ -18,7 +18,7 @@ from agent import (
     score,
     summarise,
 )
-from tui.eval_report import eval_json, percent, results_table, summary_lines
+from tui.commands.eval_report import eval_json, percent, results_table, summary_lines
 
 EVIDENCE = (Evidence("advanced/timeouts.md", 41, 61),)
 ASKED = Question(

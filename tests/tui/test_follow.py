@@ -27,10 +27,10 @@ from agent.served import SERVED_QUESTION
 from agent.trace import TraceWriter
 from tests.tui.conftest import until
 from tui.app import replay_app
-from tui.entries import TurnEntry
-from tui.following import newest_served, waiting
+from tui.commands.following import newest_served, waiting
 from tui.screens.replay import ReplayScreen
 from tui.state import ViewState
+from tui.transcript.entries import TurnEntry
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.status_bar import StatusBar
 

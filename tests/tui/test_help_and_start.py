@@ -16,10 +16,10 @@ from agent.session import Session
 from agent.testing import ScriptedModel, reply
 from tests.tui.conftest import chat, settle, until
 from tui.app import DocsAgentApp, chat_app
-from tui.entries import UserEntry
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen
 from tui.screens.trace_picker import TracePicker
+from tui.transcript.entries import UserEntry
 from tui.widgets.example_line import ExampleLine
 from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.transcript import Transcript

@@ -6,8 +6,8 @@ import json
 import stat
 from pathlib import Path
 
-from tui.history import History
-from tui.options import history_file
+from tui.commands.options import history_file
+from tui.statefiles.history import History
 
 
 def test_up_and_down_walk_the_questions_and_come_back_to_the_draft() -> None:

@@ -18,11 +18,11 @@ from agent.testing import call, reply
 from agent.trace import read_trace
 from tests.tui.conftest import SessionFactory, chat, settle, transcript, transcript_lines, until
 from tui.app import DocsAgentApp, chat_app, replay_app
-from tui.entries import TurnEntry
 from tui.render import card_text, entry_text, header_text, status_text
 from tui.screens.replay import ReplayScreen
 from tui.screens.trace_picker import TracePicker
 from tui.state import reduce_all
+from tui.transcript.entries import TurnEntry
 
 HOSTILE = "\x1b]0;PWNED\x07 \x1b]52;c;cm0gLXJmIH4=\x07 \x1b[2J\x1b[?1049h \x1b[5n \x9b6n"
 SHOWN = "␛]0;PWNED␇ ␛]52;c;cm0gLXJmIH4=␇ ␛[2J␛[?1049h ␛[5n \\x9b6n"

@@ -14,8 +14,8 @@ from agent.session import Session
 from agent.testing import ScriptedModel
 from tests.tui.conftest import until
 from tui.app import chat_app
+from tui.commands.printer import IndexProgress
 from tui.messages import IndexProgressed, IndexReady
-from tui.printer import IndexProgress
 from tui.render import indexing_label
 from tui.screens.chat import ChatScreen
 from tui.widgets.header_bar import HeaderBar

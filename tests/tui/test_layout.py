@@ -22,8 +22,8 @@ from agent.events import (
 )
 from agent.messages import system, user
 from tests.tui.conftest import plain
-from tui.layout import Layout
 from tui.state import ViewState, reduce
+from tui.transcript.layout import Layout
 
 WIDTH = 60
 

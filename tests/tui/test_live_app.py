@@ -32,9 +32,9 @@ from tests.tui.conftest import (
     until,
 )
 from tui.app import DocsAgentApp, chat_app
-from tui.history import History
 from tui.screens.chat import keep_long_lived
 from tui.state import reduce
+from tui.statefiles.history import History
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.notice_bar import NoticeBar
 from tui.widgets.question_input import QuestionInput

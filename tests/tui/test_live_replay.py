@@ -20,9 +20,9 @@ from agent.trace import read_trace
 from tests.tui.conftest import SessionFactory, chat, settle, timeout_script, until
 from tests.tui.test_live_app import texts
 from tui.app import DocsAgentApp, chat_app
-from tui.entries import TurnEntry
 from tui.messages import ConversationReset
 from tui.state import ViewState, reduce_all
+from tui.transcript.entries import TurnEntry
 
 pytestmark = pytest.mark.asyncio
 

@@ -17,9 +17,9 @@ from agent.session import Session
 from tests.tui.conftest import chat, transcript, transcript_lines, until
 from tests.tui.test_layout import layout, text
 from tui.app import chat_app
-from tui.chunks import MARKDOWN_CHARS
-from tui.entries import TurnEntry
 from tui.persistent import TextParts
+from tui.transcript.chunks import MARKDOWN_CHARS
+from tui.transcript.entries import TurnEntry
 
 pytestmark = pytest.mark.asyncio
 

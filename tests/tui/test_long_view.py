@@ -29,8 +29,8 @@ from tests.tui.conftest import (
     until,
 )
 from tui.app import chat_app
-from tui.entries import NoticeEntry, TurnEntry
-from tui.layout import Layout
+from tui.transcript.entries import NoticeEntry, TurnEntry
+from tui.transcript.layout import Layout
 
 pytestmark = pytest.mark.asyncio
 

@@ -7,11 +7,11 @@ from typing import get_args
 import pytest
 
 from agent import RunFinished, RunStarted, RunStats, StopReason, ToolCallFinished, ToolCallStarted
-from tui.entries import NoticeEntry, TurnEntry
+from tui.commands.printer import summary_line
 from tui.outcomes import OUTCOMES, ending_notice, outcome_label
-from tui.printer import summary_line
 from tui.render import answer_notes, run_label
 from tui.state import RunState, ViewState, cut_short, reduce, reduce_all
+from tui.transcript.entries import NoticeEntry, TurnEntry
 
 
 def test_every_stop_reason_and_a_cut_short_trace_has_one_row() -> None:

@@ -4,7 +4,7 @@ the summary folded at its separators; whole lines when piped."""
 from __future__ import annotations
 
 from agent.events import RunFinished, RunStats, ToolCallFinished, ToolCallStarted, Usage
-from tui.printer import ProgressPrinter, clip, fold, summary_line
+from tui.commands.printer import ProgressPrinter, clip, fold, summary_line
 
 ARGUMENTS = '{"path": "traces-and-replay.md", "start": 81, "end": 84}'
 OUTPUT = "traces-and-replay.md lines 81-84 of 114\n81| ## Replay a trace from someone else"

@@ -8,7 +8,6 @@ from rich.console import Console, RenderableType
 
 from agent.events import Totals, Usage
 from tests.hostile_support import finishes
-from tui.entries import Card, NoticeEntry, SystemEntry, UserEntry
 from tui.render import (
     answer_notes,
     call_signature,
@@ -25,6 +24,7 @@ from tui.render import (
     unread_note,
 )
 from tui.state import ViewState
+from tui.transcript.entries import Card, NoticeEntry, SystemEntry, UserEntry
 
 
 def plain(text: RenderableType, width: int = 80) -> str:

@@ -21,10 +21,10 @@ from tests.tui.conftest import (
     until,
 )
 from tui.app import DocsAgentApp, replay_app
-from tui.entries import TurnEntry
-from tui.layout import CACHE_LINES
 from tui.screens.replay import ReplayScreen
 from tui.state import ViewState, reduce_all
+from tui.transcript.entries import TurnEntry
+from tui.transcript.layout import CACHE_LINES
 from tui.widgets.header_bar import HeaderBar
 
 pytestmark = pytest.mark.asyncio

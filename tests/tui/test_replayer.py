@@ -24,7 +24,7 @@ def test_replayer_checkpoints_give_the_same_states() -> None:
 
 def test_the_end_of_an_interrupted_trace_is_shown_as_cut_short() -> None:
     from agent.events import RunStarted, ToolCallStarted
-    from tui.entries import NoticeEntry, TurnEntry
+    from tui.transcript.entries import NoticeEntry, TurnEntry
 
     events = [
         RunStarted(question="q", model="m", max_steps=8),
@@ -47,7 +47,7 @@ def test_a_trace_cut_off_in_its_answer_shows_the_reply_as_markdown(whole: bool) 
     event (the last line damaged mid-write): either way the reply shows as Markdown."""
     from agent.events import MessageAppended, ModelRequested, RunStarted, TextDelta
     from agent.messages import assistant
-    from tui.entries import TurnEntry
+    from tui.transcript.entries import TurnEntry
 
     text = "Use `docsagent replay FILE` (replay.md:3)."
     events = [

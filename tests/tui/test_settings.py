@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.options import settings_file
-from tui.settings import Settings, load_settings, save_settings
+from tui.commands.options import settings_file
+from tui.statefiles.settings import Settings, load_settings, save_settings
 
 
 def test_the_file_is_in_the_config_folder(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.history import MAX_HISTORY_BYTES, History
-from tui.settings import MAX_SETTINGS_BYTES, Settings, load_settings, save_settings
+from tui.statefiles.history import MAX_HISTORY_BYTES, History
+from tui.statefiles.settings import MAX_SETTINGS_BYTES, Settings, load_settings, save_settings
 
 
 def fifo(path: Path) -> None:

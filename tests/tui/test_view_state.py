@@ -26,10 +26,10 @@ from agent.testing import call, reply
 from tests.agent.test_pdf_docs import OUTLINE, PAGES
 from tests.pdf_support import pdf_bytes
 from tests.tui.conftest import SessionFactory, big_trace, timeout_script
-from tui.entries import Card, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 from tui.persistent import TextParts
 from tui.replayer import Replayer
 from tui.state import ViewState, reduce, reduce_all
+from tui.transcript.entries import Card, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 
 
 def run(

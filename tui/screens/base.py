@@ -9,8 +9,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from agent import AgentError
+from tui.commands.share import ShareFormat, export_beside
 from tui.render import card_text
-from tui.share import ShareFormat, export_beside
 from tui.state import ViewState
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.notice_bar import NoticeBar

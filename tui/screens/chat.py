@@ -19,7 +19,6 @@ from textual.widgets import Input
 
 from agent import AgentError, DocsIndex, RunFinished, Session, TextDelta
 from tui.conversation import Conversation
-from tui.history import History
 from tui.messages import (
     ConversationReset,
     EventsArrived,
@@ -31,6 +30,7 @@ from tui.messages import (
 from tui.render import indexing_label
 from tui.screens.base import Command, TraceScreen
 from tui.state import ViewState, reduce_all
+from tui.statefiles.history import History
 from tui.widgets.example_line import ExampleLine
 from tui.widgets.header_bar import HeaderBar
 from tui.widgets.key_footer import KeyFooter

@@ -170,7 +170,7 @@ class ReplayScreen(TraceScreen):
 
     def _newer_session(self) -> bool:
         """Whether a session newer than the one shown has started: if so, follow it instead."""
-        from tui.following import newest_served
+        from tui.commands.following import newest_served
 
         assert self.sessions is not None
         newer = newest_served(self.sessions, after=self._after)

@@ -6,7 +6,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import Input
 
-from tui.history import History
+from tui.statefiles.history import History
 
 
 class QuestionInput(Input):

@@ -2,7 +2,7 @@
 
 One line-API widget instead of a widget per entry: Textual laid out and composited every
 mounted entry on each refresh, so a long session slowed every key. Here a refresh draws
-the rows on screen from `tui.layout`, which knows every entry's height and keeps drawn
+the rows on screen from `tui.transcript.layout`, which knows every entry's height and keeps drawn
 lines for a few screens only.
 
 Tool cards are picked with a cursor: Tab and shift+Tab move it from card to card (past
@@ -20,8 +20,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.entries import Card, Entry, UserEntry
-from tui.layout import Layout
+from tui.transcript.entries import Card, Entry, UserEntry
+from tui.transcript.layout import Layout
 
 STEP_CHARS = 1_000
 """Markdown drawn at a time beyond what shows (a text seen whole: replay, a new width)."""

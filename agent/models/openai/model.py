@@ -5,25 +5,17 @@ is visible as a `Retry` chunk: 429 and 5xx answers, and a connection dropped bef
 reply, are retried with exponential backoff (or the server's Retry-After, capped). A
 refused connection, an unknown host and timeouts are not retried: they fail fast.
 
-One client, and so one connection pool, serves every request of the model's life (see
-`transport.py`: it also sets each request's deadline and lets `close` wake a blocked read).
-
-The API key is checked on the first `query`, not at construction, so the failure travels
-the same road as a 401 and ends the run (and its trace) cleanly. `openai` is imported
-on first use, so building this model costs nothing until it is asked something.
+The clients are made on first use (`connection.py`), what the server says of itself is
+learned on the first query (`endpoint.py`), and `cancel` reaches the queries in flight
+from any thread (`inflight.py`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import itertools
 import json
-import socket
 import threading
-import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import agent.errors as errors
@@ -36,39 +28,27 @@ from agent.defaults import (
     DEFAULT_TIMEOUT,
 )
 from agent.messages import Message
-from agent.models.base import Chunk, Delta, Notice, Retry, ToolSchema
+from agent.models.base import Chunk, Notice, Retry, ToolSchema
+from agent.models.openai.connection import Connection
+from agent.models.openai.endpoint import Endpoint
 from agent.models.openai.errors import (
     Context,
-    display_url,
     endpoint_of,
-    is_local,
-    rejects_stream_options,
     retry_delay,
     retry_reason,
-    server_message,
     translate,
 )
-from agent.models.openai.known import Known, KnownEndpoints
-from agent.models.openai.request import BodyEncoder, reply_cap, request_body
+from agent.models.openai.inflight import InFlight, Request
+from agent.models.openai.known import KnownEndpoints
+from agent.models.openai.reading import read_stream
+from agent.models.openai.request import Sender, reply_cap
 from agent.models.openai.secret import KeyFilter
-from agent.models.openai.stream import StreamAssembler, fields, reply_from_completion
-from agent.models.openai.window import Facts
+from agent.models.openai.stream import reply_from_completion
 
 if TYPE_CHECKING:
     from openai import OpenAI
 
     from agent.models.openai.transport import ModelHTTPClient
-
-LOCAL_DUMMY_KEY = "not-needed"
-
-
-@dataclass(eq=False)
-class _Request:
-    """One query in flight: `cancel` sets `stop` and shuts its stream's socket."""
-
-    stop: threading.Event = field(default_factory=threading.Event)
-    stream: Any = None
-    received: bool = False  # whether any reply data arrived on the current attempt
 
 
 class OpenAIModel:
@@ -125,23 +105,14 @@ class OpenAIModel:
         self.max_reply_tokens = max_reply_tokens
         self.context_window = context
         self.tool_choice = tool_choice
-        self._probe = True  # learn of the server once, on first use (no probe with a context)
-        self._streams = True  # set off for good when the server cannot stream a reply
-        self._known = known if known is not None else KnownEndpoints(None)
         self.backoff = backoff
         self._api_key = (api_key or "").strip()
         self._sleep = sleep
-        self._client: OpenAI | None = None
-        self._http: ModelHTTPClient | None = None
-        self._shared_http = http_client
-        self._lock = threading.Lock()  # the requests in flight: `cancel` never waits long on it
-        # Building the client imports `openai` (a second on a loaded machine): a lock of its
-        # own, so a cancel or a quit meanwhile does not wait for the import to finish.
-        self._connecting = threading.Lock()
-        self._requests: set[_Request] = set()  # in flight, for `cancel`
-        self._stream_options = True
+        self._connection = Connection(self.base_url, self._api_key, shared=http_client)
+        self._endpoint = Endpoint(self.base_url, name, known=known)
+        self._in_flight = InFlight()
+        self._sender = Sender()
         self._ids = itertools.count(1)
-        self._encoder = BodyEncoder()
 
     @property
     def endpoint(self) -> str:
@@ -161,59 +132,24 @@ class OpenAIModel:
         """Ask the model; yield `Delta`s and `Retry`s, then one `Reply` (none if cancelled)."""
         if cancel is not None and cancel.is_set():
             return
-        client = self._connect()
-        if self._probe:  # once: what the server says of itself (see window.py, known.py)
-            self._probe = False
-            yield from self._learn()
+        client = self._connection.open(self.timeout, self.request_timeout)
+        yield from self._learn()
         self._check_fits(messages)
-        request = _Request()
-        with self._lock:
-            self._requests.add(request)
+        request = self._in_flight.start()
         try:
             yield from self._attempts(client, messages, tools, request, cancel)
         finally:
-            with self._lock:
-                self._requests.discard(request)
+            self._in_flight.end(request)
 
     def _learn(self) -> Iterator[Chunk]:
-        """The endpoint's context and listing, from the cache folder or else asked once (the
-        probes at once); a warning when the listing does not hold this model's name."""
-        from agent.models.openai.window import probe_endpoint, unlisted
-
-        http = self._http
-        assert http is not None  # connected
-        url = display_url(self.base_url)
-        key = f"Bearer {self._api_key or LOCAL_DUMMY_KEY}"
-
-        given = self.context_window
-
-        def learn() -> Known | None:
-            known = self._known.get(url, self.name)
-            if given is None and (known is None or not known.probed):
-                facts = probe_endpoint(
-                    http, self.base_url, self.name, headers={"Authorization": key}
-                )
-                streams = known.streams_tools if known is not None else None
-                known = self._known.put(url, self.name, Known(facts, streams))
-            return known
-
-        # Asked once per HTTP client: models sharing one (eval's questions) share it.
-        known = http.once(
-            ("endpoint", self.base_url, self.name, "probe" if given is None else "given"), learn
-        )
-        if known is None:
-            return  # the context given, nothing learned before: no probe
-        if given is None:
-            self.context_window = known.facts.context
-        if known.streams_tools is False:
-            self._streams = False
-        if given is not None:
+        """On the first query: the endpoint's context, unless given, and a warning when its
+        listing does not hold this model's name (endpoint.py)."""
+        learned = self._endpoint.learn(self._connection, self.context_window)
+        if learned is None:
             return
-        warning = unlisted(self.name, known.facts, f"{url}/models")
-        first: list[bool] = []
-        http.once(("warned", self.base_url, self.name), lambda: first.append(True))
-        if warning is not None and first:
-            yield Notice(warning)
+        self.context_window = learned.context
+        if learned.warning is not None:
+            yield Notice(learned.warning)
 
     def _check_fits(self, messages: Sequence[Message]) -> None:
         """Refuse, before sending, a question that alone does not fit the context."""
@@ -234,14 +170,7 @@ class OpenAIModel:
         short (the HTTP client has no way to abort it): it runs to its reply or its
         timeout, and the reply is dropped.
         """
-        with self._lock:
-            requests = list(self._requests)
-        for request in requests:
-            request.stop.set()
-            stream = request.stream
-            if stream is not None:
-                _shutdown(stream.response)
-                stream.close()
+        self._in_flight.cancel()
 
     def close(self) -> None:
         """Cancel the queries in flight and release the HTTP client (made again when needed).
@@ -250,56 +179,28 @@ class OpenAIModel:
         that is blocked on a hung server, which `cancel` alone leaves to finish.
         """
         self.cancel()
-        http, self._http = self._http, None
-        client, self._client = self._client, None
-        if http is None or http is self._shared_http:
-            return  # a shared client's connections serve other models: its owner closes it
-        http.shutdown()
-        if client is not None:
-            client.close()
+        self._connection.close()
 
     def _attempts(
         self,
         client: OpenAI,
         messages: Sequence[Message],
         tools: Sequence[ToolSchema],
-        request: _Request,
+        request: Request,
         cancel: threading.Event | None,
     ) -> Iterator[Chunk]:
-        """The request, tried again after transient failures, until a reply or a stop.
-
-        A stream that brings nothing (no finish, no text, no tool call), or an error event
-        before anything else, is asked again once without streaming, and every later
-        request goes unstreamed too: servers that cannot stream tool calls do this, and a
-        whole request gets the server's own error message where a stream got nothing.
-        """
+        """The request, tried again after transient failures, until a reply or a stop."""
 
         def stopped() -> bool:
             return request.stop.is_set() or (cancel is not None and cancel.is_set())
 
         retries = 0
         while True:
-            streamed = self.stream and self._streams
-            ctx = Context(
-                self.name,
-                self.base_url,
-                self.timeout if streamed else self._whole_timeout,
-                self._api_key,
-                retries=retries,
-                request_timeout=self.request_timeout,
-            )
-            request.received = False
-            cut: list[str] = []  # the text that had arrived when a stream failed
+            streamed = self.stream and self._endpoint.streams
+            request.begin()
             try:
-                if streamed:
-                    why = yield from self._streamed(client, messages, tools, request, stopped, cut)
-                    if why is not None and not stopped():
-                        self._streams = False
-                        self._remember_no_streaming()
-                        yield Notice(f"{why}; asking without streaming from now on")
-                        continue
-                elif not stopped():
-                    yield from self._whole(client, messages, tools, stopped)
+                if (yield from self._attempt(client, messages, tools, request, stopped, streamed)):
+                    continue  # asked again, unstreamed
                 return
             except errors.ModelError:
                 raise
@@ -308,54 +209,63 @@ class OpenAIModel:
                     return  # shutting the stream down under us is how a cancel lands mid-read
                 if not isinstance(exc, self._sdk_errors()):
                     raise
-                if self._drop_stream_options(exc):
+                if self.stream and self._sender.drop_stream_options(exc):
                     yield Retry(retries + 1, 0.0, "endpoint rejected stream_options")
                     continue
-                reason = retry_reason(exc, request.received)
-                if reason is None or retries >= self.max_retries:
-                    ctx = dataclasses.replace(ctx, received=request.received, partial="".join(cut))
-                    raise translate(exc, ctx) from exc
-                retries += 1
-                delay = retry_delay(exc, retries, self.backoff)
-                yield Retry(retries, delay, reason)
-                self._wait(delay, request, stopped)
+                retry = self._retry(exc, self._context(streamed, retries, request))
+                retries = retry.attempt
+                yield retry
+                request.wait(retry.delay_s, stopped, sleep=self._sleep)
                 if stopped():
                     return
 
-    def _remember_no_streaming(self) -> None:
-        """Keep that this endpoint cannot stream this model's replies, so later runs (each
-        `ask`, each eval question) ask unstreamed at once, without the wasted request."""
-        url = display_url(self.base_url)
-        known = self._known.get(url, self.name) or Known(Facts(), probed=False)
-        self._known.put(url, self.name, replace(known, streams_tools=False))
+    def _attempt(
+        self,
+        client: OpenAI,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        request: Request,
+        stopped: Callable[[], bool],
+        streamed: bool,
+    ) -> Generator[Chunk, None, bool]:
+        """Ask once; return True when the request is to be asked again without streaming.
 
-    def _connect(self) -> OpenAI:
-        if not self._api_key and not is_local(self.base_url):
-            raise errors.AuthenticationError(
-                f"no API key to use {self.endpoint}", fields=("api_key",)
-            )
-        if any(not " " < char <= "~" for char in self._api_key):
-            raise errors.AuthenticationError(
-                "the API key holds a line break, a space or another character no key has",
-                fields=("api_key",),
-            )
-        with self._connecting:
-            if self._client is None:
-                import openai
+        A stream that brings nothing (no finish, no text, no tool call), or an error event
+        before anything else, is asked again once without streaming, and every later
+        request goes unstreamed too: servers that cannot stream tool calls do this, and a
+        whole request gets the server's own error message where a stream got nothing.
+        """
+        if not streamed:
+            if not stopped():
+                yield from self._whole(client, messages, tools, stopped)
+            return False
+        why = yield from self._streamed(client, messages, tools, request, stopped)
+        if why is None or stopped():
+            return False
+        self._endpoint.cannot_stream()
+        yield Notice(f"{why}; asking without streaming from now on")
+        return True
 
-                from agent.models.openai.transport import ModelHTTPClient
+    def _retry(self, exc: Exception, ctx: Context) -> Retry:
+        """The next retry after `exc`; the run-ending error when it is not worth one, or
+        the retries are spent."""
+        reason = retry_reason(exc, ctx.received)
+        if reason is None or ctx.retries >= self.max_retries:
+            raise translate(exc, ctx) from exc
+        return Retry(ctx.retries + 1, retry_delay(exc, ctx.retries + 1, self.backoff), reason)
 
-                self._http = self._shared_http or ModelHTTPClient(
-                    timeout=self.timeout, request_timeout=self.request_timeout
-                )
-                self._client = openai.OpenAI(
-                    api_key=self._api_key or LOCAL_DUMMY_KEY,
-                    base_url=self.base_url,
-                    timeout=self.timeout,
-                    max_retries=0,
-                    http_client=self._http,
-                )
-            return self._client
+    def _context(self, streamed: bool, retries: int, request: Request) -> Context:
+        """What the error of a failed attempt may mention."""
+        return Context(
+            self.name,
+            self.base_url,
+            self.timeout if streamed else self._whole_timeout,
+            self._api_key,
+            received=request.received,
+            retries=retries,
+            request_timeout=self.request_timeout,
+            partial=request.partial,
+        )
 
     def _post(
         self,
@@ -365,34 +275,19 @@ class OpenAIModel:
         *,
         stream: bool,
     ) -> Any:
-        """Send one request. The body goes to the SDK ready-made, so it is not walked again.
-
-        `chat.completions.create` runs its whole argument through the SDK's type-driven
-        transform, which took 4.9 ms at 4 messages and 113 ms at 240 on every request;
-        `post` sends our own JSON bytes, each message encoded once per model
-        (tests/bench/test_bench_endpoint.py measures it).
-        """
         import openai
-        from openai.types.chat import ChatCompletion
 
-        body = request_body(
-            self.name,
-            (),
-            tools,
-            stream=stream,
-            stream_options=self._stream_options,
-            max_tokens=reply_cap(self.max_reply_tokens, self.context_window),
-            tool_choice=self.tool_choice,
-        )
         # A whole reply comes in one piece: it may take the request's time in all to come.
         timeout = self.timeout if stream else openai.Timeout(self.timeout, read=self._whole_timeout)
-        return client.post(
-            "/chat/completions",
-            content=self._encoder.encode(body, messages),
-            cast_to=ChatCompletion,
-            options={"timeout": timeout},
+        return self._sender.post(
+            client,
+            self.name,
+            messages,
+            tools,
             stream=stream,
-            stream_cls=openai.Stream[object],  # chunks as decoded: read as `Fields`
+            max_tokens=reply_cap(self.max_reply_tokens, self.context_window),
+            tool_choice=self.tool_choice,
+            timeout=timeout,
         )
 
     @property
@@ -405,60 +300,21 @@ class OpenAIModel:
         client: OpenAI,
         messages: Sequence[Message],
         tools: Sequence[ToolSchema],
-        request: _Request,
+        request: Request,
         stopped: Callable[[], bool],
-        cut: list[str],
     ) -> Generator[Chunk, None, str | None]:
         """Stream one reply; return why to ask again without streaming, or None when done."""
-        import openai
-
-        stream = self._post(client, messages, tools, stream=True)
-        # Set before checking `stopped`: a cancel either sees the stream or is seen here.
-        request.stream = stream
-        assembler = StreamAssembler()
-        secret = KeyFilter(self._api_key)
-        why: str | None = None
-        try:
-            if stopped():
-                return None
-            try:
-                for chunk in stream:
-                    if stopped():
-                        return None
-                    request.received = True
-                    text = secret.feed(assembler.feed(fields(chunk)))
-                    if text:
-                        yield Delta(text)
-                    if assembler.size > self.max_reply_chars:
-                        assembler.finish_reason = "length"  # a runaway stream: cut short here
-                        break
-                if stopped():
-                    return None  # the stream ended because it was shut down under us
-                why = assembler.unfinished(self.endpoint)
-            except Exception:  # what the key filter held back was shown before the failure
-                if rest := secret.flush():
-                    yield Delta(rest)
-                raise
-        except openai.APIError as exc:
-            if type(exc) is not openai.APIError or not assembler.empty:
-                cut[:] = assembler.text  # kept by the error: the run shows it, as cut off
-                raise
-            # An error event before any reply: the server could not stream this one.
-            message = server_message(exc, self._api_key)
-            why = f"{self.endpoint} could not stream this reply ({message})"
-        except BaseException:
-            cut[:] = assembler.text  # kept by the error: the run shows it, marked as cut off
-            raise
-        finally:
-            request.stream = None
-            if why is not None:  # a server that failed a stream drops its connection: not reused
-                _shutdown(stream.response)
-            stream.close()
-        if why is None:
-            if rest := secret.flush():
-                yield Delta(rest)
-            yield secret.reply(assembler.reply(messages, tools, self._new_id))
-        return why
+        return (
+            yield from read_stream(
+                self._post(client, messages, tools, stream=True),
+                request,
+                stopped,
+                limit=self.max_reply_chars,
+                endpoint=self.endpoint,
+                api_key=self._api_key,
+                reply=lambda assembler: assembler.reply(messages, tools, self._new_id),
+            )
+        )
 
     def _whole(
         self,
@@ -475,32 +331,8 @@ class OpenAIModel:
     def _new_id(self) -> str:
         return f"call_{next(self._ids)}"
 
-    def _wait(self, delay: float, request: _Request, stopped: Callable[[], bool]) -> None:
-        if self._sleep is not None:
-            self._sleep(delay)
-            return
-        deadline = time.monotonic() + delay
-        while not stopped() and (left := deadline - time.monotonic()) > 0:
-            request.stop.wait(min(left, 0.05))  # a cancel of the run's event is polled
-
-    def _drop_stream_options(self, exc: Exception) -> bool:
-        """Older servers reject `stream_options`; ask once more without it."""
-        if not (self.stream and self._stream_options and rejects_stream_options(exc)):
-            return False
-        self._stream_options = False
-        return True
-
     @staticmethod
     def _sdk_errors() -> tuple[type[Exception], ...]:
         import openai
 
         return (openai.OpenAIError, json.JSONDecodeError)
-
-
-def _shutdown(response: Any) -> None:
-    """Shut the response's socket down: unlike close(), this wakes a thread blocked reading it."""
-    stream = getattr(response, "extensions", {}).get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)

@@ -23,10 +23,10 @@ from agent import (
     shared_http,
     summarise,
 )
-from tui import signals
-from tui.eval_report import eval_json, results_table, summary_lines
+from tui.commands import signals
+from tui.commands.eval_report import eval_json, results_table, summary_lines
+from tui.commands.printer import preview
 from tui.outcomes import TOOLS_HINT
-from tui.printer import preview
 from tui.terminal import json_line, visible
 
 ENDPOINT_CONCURRENCY = 4
@@ -121,7 +121,7 @@ def evaluate(
             )
             with signals.closing(run.close_running), progress(len(questions), err) as update:
                 results = run_questions(questions, run, on_result=update)
-    except KeyboardInterrupt as exc:  # Ctrl+C, or SIGTERM or SIGHUP (tui.signals)
+    except KeyboardInterrupt as exc:  # Ctrl+C, or SIGTERM or SIGHUP (tui.commands.signals)
         what = exc.line if isinstance(exc, signals.Stopped) else "interrupted"
         err.write(visible(f"docsagent: {what} (traces so far: {traces})") + "\n")
         return signals.exit_code(exc, EXIT_INTERRUPTED)

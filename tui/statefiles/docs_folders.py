@@ -16,7 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from tui.statefile import StateFileError, read_state
+from tui.statefiles.statefile import StateFileError, read_state
 
 MAX_FOLDERS = 200
 MAX_BYTES = 2**20

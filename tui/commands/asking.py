@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agent import AgentError
-from tui.failures import Failed
-from tui.options import Options, explain
+from tui.commands.failures import Failed
+from tui.commands.options import Options, explain
+from tui.commands.signals import Stopped, describe, exit_code
 from tui.outcomes import OUTCOMES, answer_note
-from tui.signals import Stopped, describe, exit_code
 from tui.terminal import Terminal
 
 if TYPE_CHECKING:  # the core loads when a command runs, not for `--help`
@@ -38,12 +38,12 @@ def refuse_to_replace(options: Options) -> None:
 
 def prepare_index(docs: DocsContext, terminal: Terminal) -> None:
     """Bring the search index up to date, showing progress on a terminal."""
-    from tui.printer import IndexProgress
+    from tui.commands.printer import IndexProgress
 
     progress = IndexProgress(sys.stderr)
     try:
         report = docs.search_index().prepare(progress)
-    except KeyboardInterrupt as exc:  # Ctrl+C, or SIGTERM or SIGHUP (tui.signals)
+    except KeyboardInterrupt as exc:  # Ctrl+C, or SIGTERM or SIGHUP (tui.commands.signals)
         what = exc.line if isinstance(exc, Stopped) else "interrupted"
         code = exit_code(exc, OUTCOMES["cancelled"].exit_code)
         raise fail(f"{what} while indexing the docs", code) from None
@@ -57,8 +57,8 @@ def prepare_index(docs: DocsContext, terminal: Terminal) -> None:
 def run_question(session: Any, question: str, terminal: Terminal, seen: list[Event]) -> RunFinished:
     """Run the question, printing progress and keeping its events in `seen`; returns the
     final event whatever happens."""
-    from tui.printer import ProgressPrinter
-    from tui.waiting import WaitingLine
+    from tui.commands.printer import ProgressPrinter
+    from tui.commands.waiting import WaitingLine
 
     status = WaitingLine(terminal)
 
@@ -101,7 +101,7 @@ def report_run(
 ) -> None:
     """The summary, the answer (or JSON) and the exit code, from the run's `events`."""
     from agent import run_outcome, with_pages
-    from tui.printer import fold, summary_line
+    from tui.commands.printer import fold, summary_line
 
     trace = str(session.last_trace) if session.last_trace else None
     citations = checked_citations(finished, events, docs)
@@ -153,7 +153,7 @@ def stop_line(finished: RunFinished, terminal: Terminal) -> None:
 
 def warn(terminal: Terminal, text: str) -> None:
     """A line on stderr, broken between words to fit a terminal (whole when piped)."""
-    from tui.printer import wrap
+    from tui.commands.printer import wrap
 
     for line in wrap(text, terminal.columns()):
         terminal.warn(line)
@@ -207,7 +207,7 @@ def json_result(
 def print_trace(trace: Trace, terminal: Terminal) -> None:
     """`replay --print`: a saved run's progress lines, summary and answer, as `ask` showed them."""
     from agent import RunFinished, RunStarted, find_citations, is_served, run_outcome, with_pages
-    from tui.printer import ProgressPrinter, fold, summary_line
+    from tui.commands.printer import ProgressPrinter, fold, summary_line
 
     printer = ProgressPrinter(terminal.warn, width=terminal.columns())
     events: list[Event] = []

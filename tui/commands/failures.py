@@ -1,6 +1,6 @@
 """A command stopped by docsagent itself, and what its `--json` prints then.
 
-Light on purpose: `tui.command` catches `Failed` around every command, and `--help` must
+Light on purpose: `tui.commands.command` catches `Failed` around every command, and `--help` must
 not pay for the printing modules (tests/bench/test_bench_startup.py).
 """
 

@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from tui.statefile import StateFileError, read_state
+from tui.statefiles.statefile import StateFileError, read_state
 
 MAX_QUESTIONS = 500
 MAX_HISTORY_BYTES = 8 * 2**20

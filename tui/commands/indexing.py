@@ -144,8 +144,8 @@ class IndexAhead:
 def index_folders(folders: Sequence[Path]) -> int:
     """`docsagent index PATH...`: each folder's index built or refreshed; the exit code."""
     from agent import ConfigError, open_docs
-    from tui.asking import EXIT_OK, EXIT_USAGE, fail, warn
-    from tui.options import Options, explain, make_config
+    from tui.commands.asking import EXIT_OK, EXIT_USAGE, fail, warn
+    from tui.commands.options import Options, explain, make_config
     from tui.terminal import Terminal
 
     terminal, code = Terminal(), EXIT_OK
@@ -160,6 +160,6 @@ def index_folders(folders: Sequence[Path]) -> int:
         label = os.path.abspath(config.docs.expanduser())
         try:
             build_index(docs, sys.stderr, label=label)
-        except KeyboardInterrupt:  # Ctrl+C, or SIGTERM or SIGHUP (tui.signals)
+        except KeyboardInterrupt:  # Ctrl+C, or SIGTERM or SIGHUP (tui.commands.signals)
             raise fail(f"interrupted while indexing {label}", 130) from None
     return code

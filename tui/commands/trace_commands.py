@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from agent import AgentError, TraceError
-from tui.options import (
+from tui.commands.options import (
     DocSets,
     Options,
     TraceDir,
@@ -44,8 +44,8 @@ def rerun(
     Exit 0 when every citation of the answer still holds, 1 when one does not.
     """
     from agent import read_trace
-    from tui.asking import EXIT_USAGE, fail
-    from tui.share import rerun_report
+    from tui.commands.asking import EXIT_USAGE, fail
+    from tui.commands.share import rerun_report
 
     try:
         loaded = read_trace(trace)
@@ -76,7 +76,7 @@ def export(
 ) -> None:
     """Export a saved run to share: Markdown, an HTML page, or the model's messages as JSON."""
     from agent import EXPORT_FORMATS, export_trace, read_trace, write_new
-    from tui.asking import EXIT_OK, EXIT_USAGE, fail
+    from tui.commands.asking import EXIT_OK, EXIT_USAGE, fail
     from tui.terminal import Terminal
 
     if format not in EXPORT_FORMATS:
@@ -148,10 +148,10 @@ def mcp(
     Set up a client: docsagent mcp --config claude-code --docs /path/to/docs
     """
     if config is not None:
-        from tui.client_config import print_config
+        from tui.mcp.client_config import print_config
 
         raise typer.Exit(print_config(config, docs_specs(docs), trace_dir))
-    from tui.mcp_server import run_mcp
+    from tui.mcp.server import run_mcp
 
     origins = allow_origin or []
     options = Options(trace_dir=trace_dir)
@@ -170,7 +170,7 @@ def index(
 
     Exit 0 when every folder is indexed, 2 when one cannot be opened.
     """
-    from tui.indexing import index_folders
+    from tui.commands.indexing import index_folders
 
     raise typer.Exit(index_folders(folders))
 
@@ -199,8 +199,8 @@ def follow(
     trace_dir: TraceDir = None,
 ) -> None:
     """Watch a `docsagent mcp` session's look-ups live; with none yet, wait for one."""
-    from tui.asking import EXIT_USAGE, fail
-    from tui.following import follow_trace
+    from tui.commands.asking import EXIT_USAGE, fail
+    from tui.commands.following import follow_trace
 
     if trace is not None and session is not None:
         raise fail("give the trace to follow once: as TRACE or as --session", EXIT_USAGE)

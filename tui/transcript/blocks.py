@@ -4,7 +4,7 @@ An entry is a block of pieces (a blank line above it, a label, the chunks of a t
 text, notes, tool cards). A piece is the unit the transcript draws and measures: a
 growing answer changes only its last chunk piece, so only that one is drawn again.
 Pieces that did not change keep their object (and the lines drawn for it) across
-updates. Nothing here draws: `tui.layout` renders pieces at a width, on demand.
+updates. Nothing here draws: `tui.transcript.layout` renders pieces at a width, on demand.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
 
-from tui.chunks import MARKDOWN_CHARS, Chunks
-from tui.entries import Card, Entry, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 from tui.render import answer_notes, card_view, entry_text, mark_unread, turn_label
 from tui.terminal import visible
+from tui.transcript.chunks import MARKDOWN_CHARS, Chunks
+from tui.transcript.entries import Card, Entry, NoticeEntry, SystemEntry, TurnEntry, UserEntry
 
 DRAWN_CHARS = 400_000
 """Past this, a text is not drawn at all (a screen of megabytes cannot be read anyway):

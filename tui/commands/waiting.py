@@ -25,7 +25,7 @@ from agent import (
     ToolCallStarted,
     Totals,
 )
-from tui.printer import clip
+from tui.commands.printer import clip
 from tui.terminal import Terminal, visible
 
 EVERY = 0.2

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.statefile import StateFileError, read_state
+from tui.statefiles.statefile import StateFileError, read_state
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ def print_config(client: str, docs: Sequence[str], trace_dir: Path | None) -> in
     """`docsagent mcp --config CLIENT`: the snippet on stdout, where it goes on stderr."""
     import importlib.util
 
-    from tui.asking import EXIT_OK, EXIT_USAGE, warn
+    from tui.commands.asking import EXIT_OK, EXIT_USAGE, warn
     from tui.terminal import Terminal
 
     terminal = Terminal()

@@ -13,7 +13,7 @@ hands the terminal back its modes if the TUI had it, and ends the process with 1
 
 Ending by itself: in the main thread the handler raises `Stopped`, a KeyboardInterrupt, so
 every path that ends a run on Ctrl+C ends it the same way, and the command turns it into one
-line and 128 + N (`DocsGroup` in `tui.command`, for any command that does not itself). The
+line and 128 + N (`DocsGroup` in `tui.commands.command`, for any command that does not itself). The
 TUI takes the signal instead (`handled_by`) and quits as ctrl+q does.
 
 The handlers are process-wide by nature, so their state is too: `install` (from `main`)

@@ -1,6 +1,6 @@
 """The transcript's lines: entries laid out at a width, drawn only where someone looks.
 
-Each entry is a block of pieces (`tui.blocks`). The layout keeps every piece's height
+Each entry is a block of pieces (`tui.transcript.blocks`). The layout keeps every piece's height
 and, per block, where it starts (a prefix sum, brought up to date from the first block
 that changed: usually only the last one, as an answer streams), so a line number finds
 its entry and piece by bisection. The lines themselves are kept for a bounded number of
@@ -23,9 +23,9 @@ from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.text import Text
 
-from tui.blocks import TEXT_MARGIN, Block, Piece, block_for, line_renderable
-from tui.entries import Card, Entry, TurnEntry
 from tui.terminal import visible
+from tui.transcript.blocks import TEXT_MARGIN, Block, Piece, block_for, line_renderable
+from tui.transcript.entries import Card, Entry, TurnEntry
 
 CACHE_LINES = 1_000
 """Lines kept drawn (a few screens); the others are drawn again when scrolled back to."""

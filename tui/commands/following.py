@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from agent import SERVED_MODEL, SERVED_TRACES, ConfigError, Trace, TraceError, TraceTail
-from tui.asking import EXIT_USAGE, warn
-from tui.options import Options, explain, make_config, settings_file
+from tui.commands.asking import EXIT_USAGE, warn
+from tui.commands.options import Options, explain, make_config, settings_file
 from tui.terminal import Terminal
 
 

@@ -96,8 +96,8 @@ class DocsCommand(_Suggesting, _Plain, TyperCommand):
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; with `--json`, a failure it names before any run is also printed
-        as one JSON object (`tui.failures.JSON_FAILURE_FIELDS`) for a script to read."""
-        from tui.failures import JSON_FAILURE_FIELDS, Failed, say_json_failure
+        as one JSON object (`tui.commands.failures.JSON_FAILURE_FIELDS`) for a script to read."""
+        from tui.commands.failures import JSON_FAILURE_FIELDS, Failed, say_json_failure
 
         try:
             return super().invoke(ctx)
@@ -112,7 +112,7 @@ class DocsGroup(_Suggesting, TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; a stop signal it did not handle ends it with one line."""
-        from tui.signals import Stopped
+        from tui.commands.signals import Stopped
 
         try:
             return super().invoke(ctx)

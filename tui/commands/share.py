@@ -18,9 +18,9 @@ from agent import (
     read_trace,
     write_new,
 )
-from tui.asking import EXIT_OK, EXIT_USAGE, fail
-from tui.options import explain
-from tui.printer import preview
+from tui.commands.asking import EXIT_OK, EXIT_USAGE, fail
+from tui.commands.options import explain
+from tui.commands.printer import preview
 from tui.terminal import Terminal
 
 SUFFIXES = {"markdown": ".md", "html": ".html"}
@@ -46,10 +46,11 @@ def trusted_folder(loaded: Trace, used: Path) -> Path:
     """The docs folder the trace names, if this user chose it; else exit 2 asking for --docs.
 
     Traces are shared and can be edited: the folder one names is read only when it is
-    the bundled manual or a folder this user has asked docsagent about (tui.docs_folders).
+    the bundled manual or a folder this user has asked docsagent about
+    (`tui/statefiles/docs_folders.py`).
     """
     from agent import default_docs
-    from tui.docs_folders import was_used
+    from tui.statefiles.docs_folders import was_used
 
     named = loaded.header.get("docs")
     if not isinstance(named, str) or not named.strip():

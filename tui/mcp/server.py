@@ -32,12 +32,12 @@ from agent import (
     parse_docs_spec,
     title_of,
 )
-from tui import signals
-from tui.asking import EXIT_ERROR, EXIT_OK, EXIT_USAGE, warn
-from tui.docs_folders import remember
-from tui.mcp_http import ListenError, inert_logs, listen, transport_security
-from tui.options import Options, docs_folders_file, explain, make_config
-from tui.signals import STOP_GRACE_S, STOP_SIGNALS
+from tui.commands import signals
+from tui.commands.asking import EXIT_ERROR, EXIT_OK, EXIT_USAGE, warn
+from tui.commands.options import Options, docs_folders_file, explain, make_config
+from tui.commands.signals import STOP_GRACE_S, STOP_SIGNALS
+from tui.mcp.http import ListenError, inert_logs, listen, transport_security
+from tui.statefiles.docs_folders import remember
 from tui.terminal import Terminal, visible
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ SIGNAL_NAMES = {"SIGINT": "interrupted", **STOP_SIGNALS}
 
 STOP_WAIT_S = STOP_GRACE_S / 2
 """How long a stop signal lets running calls finish before the trace ends: well within the
-time `tui.signals` gives the process before it ends it (a call still running then is
+time `tui.commands.signals` gives the process before it ends it (a call still running then is
 left out of the trace, which is closed)."""
 
 
@@ -69,10 +69,10 @@ def run_mcp(
     """`docsagent mcp`: serve the docs at once, indexing them meanwhile (progress on
     stderr; a search waits for the index); the exit code.
 
-    With `http`, the port is taken first (`tui.mcp_http.listen`): a start that fails is
+    With `http`, the port is taken first (`tui.mcp.http.listen`): a start that fails is
     one line, before any other, and leaves no trace.
     """
-    from tui.indexing import IndexAhead
+    from tui.commands.indexing import IndexAhead
 
     terminal = Terminal()
     try:
@@ -211,7 +211,7 @@ def serve(
     on_request: Callable[[], None] = lambda: None,
 ) -> int:
     """Serve over stdio, or HTTP on `listener` (with `security`, the SDK's Host and Origin
-    checks: `tui.mcp_http.transport_security`), until the client leaves or the server is
+    checks: `tui.mcp.http.transport_security`), until the client leaves or the server is
     stopped; the exit code. The trace is closed on every path (`finally`).
 
     A stop signal closes the trace and ends the process at once with 128 + N: over stdio

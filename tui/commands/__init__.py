@@ -1,0 +1,1 @@
+"""The commands behind `docsagent`: options, runs, progress and reports."""

@@ -1,0 +1,1 @@
+"""`docsagent mcp`: the docs tools served over the Model Context Protocol."""

@@ -1,0 +1,1 @@
+"""The small files docsagent keeps between runs: settings, history, docs folders."""

@@ -1,0 +1,1 @@
+"""The transcript: entries, their pieces and their lines at a width."""
