@@ -61,6 +61,9 @@ OUT_OF_MEMORY = {signal.SIGABRT, getattr(signal, "SIGKILL", signal.SIGABRT)}
 """How the child ends when it runs out of memory: PDFium aborts when an allocation fails
 (measured on a bomb), and a system out of memory kills."""
 
+STDERR_TAIL = 64 * 1024
+"""Bytes of what the child wrote to stderr about a PDF read to tell why it ended (its end)."""
+
 _SHARED: ContextVar[Worker | None] = ContextVar("pdf_worker", default=None)
 """The child of the innermost `batch()` around this code, if any: a context variable, so
 that a batch is seen only by the code it wraps (an index build in its own thread)."""
@@ -117,9 +120,7 @@ class Worker:
         except OSError:  # it ended before it read the whole PDF
             reply = None
         if reply is None:
-            errors.seek(said)
-            stderr = errors.read()
-            raise NotText(_ended(self._ended(), stderr, self.limits))
+            raise NotText(_ended(*self._ended(said), self.limits))
         return _found(reply)
 
     def _started(self) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
@@ -140,11 +141,24 @@ class Worker:
         threading.Thread(target=_read_replies, args=(child.stdout, replies), daemon=True).start()
         return child, errors
 
-    def _ended(self) -> int:
-        """The exit code of a child that ended (waited for, and forgotten)."""
-        child = self._child
+    def _ended(self, said: int) -> tuple[int, bytes]:
+        """The exit code of a child that ended (waited for, and forgotten) and what it
+        wrote to stderr from `said` on."""
+        child, errors = self._child, self._errors
+        code = 0
+        if child is not None:
+            try:
+                code = child.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # it closed stdout but lives on: ended here
+                child.kill()
+                code = child.wait()
+        stderr = b""
+        if errors is not None:
+            end = errors.seek(0, 2)  # it has ended: nothing writes to the file any more
+            errors.seek(max(said, end - STDERR_TAIL))
+            stderr = errors.read()
         self.close()
-        return child.returncode if child is not None else 0
+        return code, stderr
 
     def close(self, *, kill: bool = False) -> None:
         """End the child, if one runs: asked to (its stdin closed), or killed."""
