@@ -150,12 +150,12 @@ class Corpus(DocsFolder):
         return self._cache.get(rel, current_key(path)) if path is not None else None
 
     def _with_text(self, rel: str, entry: Entry | None) -> tuple[Entry, DocText]:
-        """`rel`'s entry (`entry`, if still the cache's) and its text: the entry's, else read
-        now (`read`) and kept."""
+        """`rel`'s entry and its text: `entry`'s (one whose status was checked), else read
+        now (`read`) and kept, in `entry` if it is still the cache's for the file read."""
         if entry is not None and entry.text is not None:
             return entry, entry.text
         read = self.read(rel)
-        if entry is None or entry.key != read.key:
+        if entry is None or entry.key != read.key or self._cache.entries.get(rel) is not entry:
             entry = self._cache.add(rel, read.key, os.fsencode(self._files[rel]))
         self._cache.keep_text(rel, entry, read)
         return entry, read
@@ -176,10 +176,12 @@ class Corpus(DocsFolder):
         """The doc's first heading, or '': found once while its file is unchanged.
 
         Raises Unreadable as `read` does."""
-        entry = self._entry(rel)
-        if entry is not None and entry.title is not None:
-            return entry.title
-        entry, read = self._with_text(rel, entry)
+        entry = self._cache.entries.get(rel)
+        if entry is not None and (entry.title is not None or entry.text is not None):
+            entry = self._entry(rel)  # its file's status checked: what it holds is used
+            if entry is not None and entry.title is not None:
+                return entry.title
+        entry, read = self._with_text(rel, entry)  # (a doc that grep folded: read now)
         head = read.text.split("\n", TITLE_LINES)[:TITLE_LINES]
         entry.title = first_heading(head, heading_style(rel))
         return entry.title
