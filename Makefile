@@ -13,7 +13,8 @@ MIN_VENV ?= .venv-minimums
 MIN_PYTHON ?= $(or $(wildcard /usr/bin/python$(OLDEST)),$(lastword $(wildcard \
 	$(HOME)/.pyenv/versions/$(OLDEST).*/bin/python$(OLDEST))),$(OLDEST))
 MIN_TESTS := tests/agent/test_openai_model.py tests/test_cli_endpoint.py \
-	tests/tui/test_live_app.py tests/test_cli.py
+	tests/tui/test_live_app.py tests/test_cli.py tests/test_cli_replay_print.py \
+	tests/test_cli_settings.py tests/test_cli_usage.py
 
 .PHONY: run test lint bench docs install lock minimums clean realserver
 

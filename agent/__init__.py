@@ -25,6 +25,7 @@ from agent.errors import (
 )
 
 if typing.TYPE_CHECKING:  # what mypy sees; at run time `__getattr__` below imports these
+    from agent.atomic import write_atomic
     from agent.config import (
         Config,
         build_agent,
@@ -202,6 +203,7 @@ _ON_FIRST_USE = {
     "trace_header": ("agent.trace", "trace_header"),
     "truncate": ("agent.observation", "truncate"),
     "with_pages": ("agent.tools.citations", "with_pages"),
+    "write_atomic": ("agent.atomic", "write_atomic"),
     "write_new": ("agent.newfile", "write_new"),
 }
 """Public names imported on first use: name -> (module, name there)."""
@@ -328,5 +330,6 @@ __all__ = [
     "trace_header",
     "truncate",
     "with_pages",
+    "write_atomic",
     "write_new",
 ]

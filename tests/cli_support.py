@@ -1,8 +1,10 @@
-"""What the CLI tests share: where the repository and the httpx docs are, and `ask`."""
+"""What the CLI tests share: where the repository and the httpx docs are, `ask`, a scripted run."""
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,22 @@ HTTPX_DOCS = ROOT.parent / "shared" / "corpora" / "httpx-docs"
 needs_httpx = pytest.mark.skipif(
     not HTTPX_DOCS.is_dir(), reason="../shared/corpora/httpx-docs is not beside the checkout"
 )
+
+
+ANSWER = "Use `docsagent replay FILE` (replay.md:3)."
+TURNS: list[dict[str, object]] = [
+    {"tool_calls": [{"name": "grep_docs", "arguments": {"keyword": "replay"}}]},
+    {"tool_calls": [{"name": "read_doc", "arguments": {"path": "replay.md"}}]},
+    {"content": ANSWER},
+]
+"""A scripted run that greps, reads replay.md (the `docs` fixture's) and answers `ANSWER`."""
+
+
+def script(tmp_path: Path, turns: Sequence[Mapping[str, object]]) -> str:
+    """`--model` for a scripted model playing `turns` (written to tmp_path/script.json)."""
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(turns))
+    return f"script:{path}"
 
 
 def ask(*args: str) -> tuple[int, str, str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.chatserver import ChatServer
+from tests.folders import REPLAY_PAGE, docs_folder
 
 
 @pytest.fixture
@@ -65,3 +66,9 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     traces = tmp_path / "traces"
     monkeypatch.setenv("DOCSAGENT_TRACE_DIR", str(traces))
     return traces
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    """A docs folder of one page, replay.md, whose line 3 says how to replay a run."""
+    return docs_folder(tmp_path / "docs", {"replay.md": REPLAY_PAGE})

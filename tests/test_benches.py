@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,30 @@ def test_a_compaction_bench_of_missing_sets_passes_only_when_allowed() -> None:
     code, lines = bench("bench_compaction_eval.py", "--sets", "no-such-set", "--allow-missing")
     assert code == 0, lines
     assert lines[-1] == "all: nothing measured, every set was skipped: passes (--allow-missing)"
+
+
+def test_the_signal_bench_fails_when_docsagent_ends_later_than_its_target() -> None:
+    """Its timings are asserts in pytest: a target no process can meet fails the bench."""
+    case = BENCH / "test_bench_signals.py::test_ask_waiting_on_a_hung_endpoint"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(case),
+            "-q",
+            "-s",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=BENCH.parent.parent,
+        env={**os.environ, "BENCH_SIGNAL_TARGET_S": "0"},
+    )
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "SIGTERM while ask waits on a hung endpoint: exit 143 after" in done.stdout
+    assert "(target < 0.0 s)" in done.stdout and "1 failed" in done.stdout

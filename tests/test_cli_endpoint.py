@@ -38,14 +38,6 @@ def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return tmp_path / "traces"
 
 
-@pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text("# Replay\n\nRun `docsagent replay FILE` to watch it again.\n")
-    return root
-
-
 def ask(server: ChatServer, docs: Path, *extra: str) -> tuple[int, str, str]:
     args = ["ask", "How do I replay?", "--docs", str(docs), "--base-url", server.base_url]
     result = CliRunner().invoke(app, [*args, "--model", "test-model", *extra])

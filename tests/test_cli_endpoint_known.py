@@ -24,14 +24,6 @@ def env(cli_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cli_env
 
 
-@pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text("# Replay\n\nRun `docsagent replay FILE` to watch it again.\n")
-    return root
-
-
 def ask(server: ChatServer, docs: Path, *extra: str) -> tuple[int, str]:
     args = ["ask", "How do I replay?", "--docs", str(docs), "--base-url", server.base_url]
     result = CliRunner().invoke(app, [*args, "--model", "m", *extra])

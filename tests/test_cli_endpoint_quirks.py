@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 from agent.events import ContextCompacted, ModelNotice
 from agent.trace import read_trace
 from tests.chatserver import SSE, Call, ChatServer, Reply
-from tests.test_cli_endpoint import ANSWER, ask, docs, env, the_trace
+from tests.test_cli_endpoint import ANSWER, ask, env, the_trace
 from tui.cli import app
 
-__all__ = ["docs", "env"]  # fixtures
+__all__ = ["env"]  # a fixture (`docs` is the shared one in tests/conftest.py)
 
 REFUSED = {"error": {"message": "Automatic streaming tool choice is not supported"}}
 

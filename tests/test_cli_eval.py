@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from agent.trace import read_trace
 from tests.chatserver import HOLD_LIMIT_S, MODEL, ChatServer, Hang, Ping, Reply, Status
+from tests.folders import EVAL_PAGES, docs_folder
 from tui.cli import app
 
 QUESTIONS: list[dict[str, object]] = [
@@ -37,17 +38,7 @@ pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text(
-        "# Replay\n\nRun `docsagent replay FILE` to watch a saved run again.\n"
-        "Add `--speed 2` to play it twice as fast.\n"
-    )
-    (root / "install.md").write_text(
-        "# Install\n\nInstall with `pip install docsagent`.\n\n"
-        "## Upgrade\n\nUpgrade with `pip install --upgrade docsagent`.\n"
-    )
-    return root
+    return docs_folder(tmp_path / "docs", EVAL_PAGES)
 
 
 def question_file(tmp_path: Path, questions: Sequence[Mapping[str, object]] = QUESTIONS) -> str:
@@ -310,6 +301,23 @@ def test_an_eval_run_asks_the_server_for_its_context_window_once(
     # once, not once a question: the three probes at once, then the cache folder's answer
     assert sorted(chat_server.gets) == ["/api/v0/models", "/props", "/v1/models"]
     assert [r["max_tokens"] for r in chat_server.requests] == [512] * 6  # a quarter of it
+
+
+def test_eval_takes_the_endpoint_options_ask_takes(
+    chat_server: ChatServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-eval")
+    chat_server.props = {"default_generation_settings": {"n_ctx": 2048}}  # not asked: given
+    questions = [{"id": f"q{n}", "question": "How do I replay a saved run?"} for n in range(2)]
+    chat_server.push(*[Reply(content="Run `docsagent replay FILE` (replay.md:3-4).")] * 2)
+    code, _, err = run_eval(
+        question_file(tmp_path, questions),
+        *("--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url),
+        *("--context", "100000", "--max-reply-tokens", "300", "--no-compact"),
+    )
+    assert code == 0, err
+    assert "/props" not in chat_server.gets
+    assert [r["max_tokens"] for r in chat_server.requests] == [300] * 2
 
 
 def test_eval_takes_a_request_timeout_as_ask_does(

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.folders import docs_folder
 from tui.cli import app
 
 pytestmark = pytest.mark.usefixtures("cli_env")
@@ -20,10 +21,7 @@ pytestmark = pytest.mark.usefixtures("cli_env")
 
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "a.md").write_text("# A\n\nSome text.\n")
-    return root
+    return docs_folder(tmp_path / "docs", {"a.md": "# A\n\nSome text.\n"})
 
 
 def written(text: bytes) -> Callable[[Path], object]:

@@ -33,14 +33,6 @@ def controls(text: str) -> list[str]:
 
 
 @pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text("# Replay\n\nRun `docsagent replay FILE` to watch a run.\n")
-    return root
-
-
-@pytest.fixture
 def questions(tmp_path: Path) -> Path:
     path = tmp_path / "questions.jsonl"
     hostile = {

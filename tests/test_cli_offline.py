@@ -15,16 +15,6 @@ from tui.cli import app
 pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 
 
-@pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text(
-        "# Replay\n\nRun `docsagent replay FILE` to watch a saved run again.\n"
-    )
-    return root
-
-
 @needs_httpx
 def test_offline_model_answers_the_timeouts_question_with_no_key() -> None:
     question = "What timeout types does httpx have?"

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from agent import default_docs
 from tests.agent.test_rerun import record
+from tests.folders import docs_folder
 from tests.tui.conftest import TIMEOUTS
 from tui.cli import app
 from tui.commands.options import docs_folders_file
@@ -50,9 +51,8 @@ def rerun(*args: str) -> tuple[int, str, str]:
 def test_a_trace_naming_a_folder_never_asked_about_is_not_rerun_there(
     docs: Path, tmp_path: Path, named: str
 ) -> None:
-    private = tmp_path / "private"
-    private.mkdir()
-    (private / "secrets.md").write_text("# Secrets\n\nThe password is hunter2.\n")
+    secrets = {"secrets.md": "# Secrets\n\nThe password is hunter2.\n"}
+    private = docs_folder(tmp_path / "private", secrets)
     folder = str(private) if named == "PRIVATE" else named
     trace = naming(record(docs, tmp_path / "traces"), folder, tmp_path / "shared.jsonl")
     code, out, err = rerun(str(trace))

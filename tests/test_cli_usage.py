@@ -17,14 +17,6 @@ from tui.commands.question import NO_QUESTION, QuestionMissing, read_question
 pytestmark = pytest.mark.usefixtures("cli_env")  # without the user's settings
 
 
-@pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text("# Replay\n\nRun `docsagent replay FILE` to watch it.\n")
-    return root
-
-
 def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(app, list(args), input=stdin)
     assert "Traceback" not in result.stdout + result.stderr
@@ -152,3 +144,23 @@ def test_an_empty_docs_folder_is_refused_not_read_as_the_current_one(args: list[
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert "Invalid value for '--docs'" in result.stderr and "is empty" in result.stderr
+
+
+def test_bare_command_without_a_terminal_points_at_ask() -> None:
+    result = CliRunner().invoke(app, [])
+    assert result.exit_code == 2
+    assert "docsagent ask" in result.stderr
+
+
+def test_help_and_version() -> None:
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for word in ["ask", "replay", "tui", "--docs", "--model", "LLM_MODEL"]:
+        assert word in result.stdout
+    assert CliRunner().invoke(app, ["--version"]).stdout.startswith("docsagent ")
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run("ask", "")[0] == 2
+    assert run("ask", "q", "--max-steps", "0")[0] == 2
+    assert run("ask")[0] == 2

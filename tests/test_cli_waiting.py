@@ -127,14 +127,6 @@ def test_nothing_is_written_when_stderr_is_not_a_terminal() -> None:
     assert err.getvalue() == "" and not line.live
 
 
-@pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text("# Replay\n\nRun `docsagent replay FILE` to watch it.\n")
-    return root
-
-
 def spawn(
     server: ChatServer, docs: Path, tmp_path: Path, *, stderr: int, **extra: str
 ) -> subprocess.Popen[bytes]:

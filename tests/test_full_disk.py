@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent import read_trace
+from tests.folders import docs_folder
 from tests.test_mcp import connected, docs, errlog, text_of
 from tui.cli import app
 
@@ -38,15 +39,13 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 def test_a_run_whose_trace_fills_the_disk_ends_with_one_line(
     small_disk: Path, tmp_path: Path, cli_env: Path
 ) -> None:
-    docs_folder = tmp_path / "docs"
-    docs_folder.mkdir()
-    (docs_folder / "a.md").write_text("# A\n\nText.\n")
+    docs = docs_folder(tmp_path / "docs", {"a.md": "# A\n\nText.\n"})
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"content": "word " * 40_000}]))  # 200 KB: past the disk
     trace = small_disk / "run.jsonl"
     result = CliRunner().invoke(
         app,
-        ["ask", "What is A?", "--docs", str(docs_folder), "--model", f"script:{script}",
+        ["ask", "What is A?", "--docs", str(docs), "--model", f"script:{script}",
          "--trace", str(trace)],
     )  # fmt: skip
     assert result.exit_code == 1

@@ -57,6 +57,25 @@ def server_command(docs: Path, traces: Path, *extra: str) -> list[str]:
     return ["-c", SERVE, "mcp", "--docs", str(docs), "--trace-dir", str(traces), *extra]
 
 
+@contextlib.contextmanager
+def stdio_server(
+    docs: Path, traces: Path, env: dict[str, str] | None = None, stderr: int = subprocess.PIPE
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`docsagent mcp` over stdio as a subprocess, its pipes the test's; killed after."""
+    with subprocess.Popen(
+        [sys.executable, *server_command(docs, traces)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        cwd=ROOT,
+        env=env,
+    ) as server:
+        try:
+            yield server
+        finally:
+            server.kill()
+
+
 @contextlib.asynccontextmanager
 async def connected(docs: Path, traces: Path, errlog: TextIO) -> AsyncIterator[ClientSession]:
     """A client session with `docsagent mcp` over stdio, initialized."""
@@ -273,27 +292,18 @@ INITIALIZE = {
 @pytest.mark.parametrize("name, code", [("SIGTERM", 143), ("SIGHUP", 129)])
 def test_a_stop_signal_closes_the_trace(docs: Path, traces: Path, name: str, code: int) -> None:
     """stdout holds the protocol only; the signal ends the trace and exits 128 + N."""
-    with subprocess.Popen(
-        [sys.executable, *server_command(docs, traces)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-    ) as server:
+    with stdio_server(docs, traces) as server:
         assert server.stdin is not None and server.stdout is not None
-        try:
-            server.stdin.write(rpc(1, "initialize", INITIALIZE))
-            server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-            server.stdin.write(rpc(2, "tools/call", {"name": "list_docs", "arguments": {}}))
-            server.stdin.flush()
-            replies = [json.loads(server.stdout.readline()) for _ in range(2)]
-            assert [r["id"] for r in replies] == [1, 2]
-            server.send_signal(getattr(signal, name))
-            assert server.wait(TIMEOUT_S) == code
-            assert server.stdout.read() == b""
-            assert server.stderr is not None and f"({name})" in server.stderr.read().decode()
-        finally:
-            server.kill()
+        server.stdin.write(rpc(1, "initialize", INITIALIZE))
+        server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        server.stdin.write(rpc(2, "tools/call", {"name": "list_docs", "arguments": {}}))
+        server.stdin.flush()
+        replies = [json.loads(server.stdout.readline()) for _ in range(2)]
+        assert [r["id"] for r in replies] == [1, 2]
+        server.send_signal(getattr(signal, name))
+        assert server.wait(TIMEOUT_S) == code
+        assert server.stdout.read() == b""
+        assert server.stderr is not None and f"({name})" in server.stderr.read().decode()
     trace = read_trace(only_trace(traces))
     error = ending(trace).error
     assert trace.complete and error is not None

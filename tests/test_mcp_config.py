@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.folders import docs_folder
 from tui.mcp.client_config import absolute_spec, executable, snippet
 
 mcp = pytest.importorskip("mcp", reason="the mcp SDK is not installed (pip install '.[mcp]')")
@@ -35,10 +36,8 @@ def config(client: str, *args: str, cwd: Path = ROOT) -> subprocess.CompletedPro
 
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "timeouts.md").write_text("# Timeouts\n\nThe read timeout limits each read.\n")
-    return folder
+    page = "# Timeouts\n\nThe read timeout limits each read.\n"
+    return docs_folder(tmp_path / "docs", {"timeouts.md": page})
 
 
 async def search_with(command: str, args: list[str], home: Path) -> str:

@@ -25,7 +25,7 @@ from tests.test_mcp import (
     docs,
     errlog,
     rpc,
-    server_command,
+    stdio_server,
     traces,
 )
 
@@ -71,25 +71,15 @@ def test_a_stop_signal_while_a_call_runs_closes_the_trace(
     many_docs: tuple[Path, dict[str, str]], traces: Path, name: str, code: int
 ) -> None:
     docs, env = many_docs
-    with subprocess.Popen(
-        [sys.executable, *server_command(docs, traces)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env=env,
-    ) as server:
+    with stdio_server(docs, traces, env) as server:
         assert server.stdin is not None and server.stderr is not None
-        try:
-            started(server)
-            server.stdin.write(rpc(2, "tools/call", {"name": "list_docs", "arguments": {}}))
-            server.stdin.flush()
-            wait_for((traces, "*.jsonl"), '"tool_start"')
-            server.send_signal(getattr(signal, name))
-            assert server.wait(TIMEOUT_S) == code
-            assert "Traceback" not in server.stderr.read().decode()
-        finally:
-            server.kill()
+        started(server)
+        server.stdin.write(rpc(2, "tools/call", {"name": "list_docs", "arguments": {}}))
+        server.stdin.flush()
+        wait_for((traces, "*.jsonl"), '"tool_start"')
+        server.send_signal(getattr(signal, name))
+        assert server.wait(TIMEOUT_S) == code
+        assert "Traceback" not in server.stderr.read().decode()
     (path,) = traces.glob("*.jsonl")
     trace = read_trace(path)
     assert trace.complete and not trace.damaged_tail
@@ -102,28 +92,18 @@ def test_a_client_that_dies_mid_call_leaves_a_closed_trace_and_one_line(
     many_docs: tuple[Path, dict[str, str]], traces: Path
 ) -> None:
     docs, env = many_docs
-    with subprocess.Popen(
-        [sys.executable, *server_command(docs, traces)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env=env,
-    ) as server:
+    with stdio_server(docs, traces, env) as server:
         assert server.stdin is not None and server.stdout is not None
         assert server.stderr is not None
-        try:
-            started(server)
-            server.stdout.close()  # the client is gone: its reply has nowhere to go
-            call = {"name": "grep_docs", "arguments": {"keyword": "alpha"}}
-            server.stdin.write(rpc(2, "tools/call", call))
-            server.stdin.flush()
-            wait_for((traces, "*.jsonl"), '"tool_end"')
-            server.stdin.close()
-            assert server.wait(TIMEOUT_S) == 1
-            err = server.stderr.read().decode()
-        finally:
-            server.kill()
+        started(server)
+        server.stdout.close()  # the client is gone: its reply has nowhere to go
+        call = {"name": "grep_docs", "arguments": {"keyword": "alpha"}}
+        server.stdin.write(rpc(2, "tools/call", call))
+        server.stdin.flush()
+        wait_for((traces, "*.jsonl"), '"tool_end"')
+        server.stdin.close()
+        assert server.wait(TIMEOUT_S) == 1
+        err = server.stderr.read().decode()
     assert "Traceback" not in err and "Exception ignored" not in err
     assert err.splitlines()[-1].startswith(
         "docsagent: the MCP session ended: the MCP client went away (broken pipe); trace: "

@@ -1,5 +1,6 @@
 """The `docsagent` command: the TUI, one-shot `ask`, `eval` and `replay` (the commands on
-saved traces and served docs are in `tui.commands.trace_commands`, registered here).
+saved traces and served docs are in `tui.commands.trace_commands`, registered here). The
+options the first four share are the fields of `Options`, put on each by `with_options`.
 
 No `from __future__ import annotations` here, unlike every other module: Typer reads the
 commands' annotations on every start, `--help` included, and evaluating them as strings
@@ -9,48 +10,23 @@ Typer's own import in tests/bench/test_bench_startup.py).
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from agent import (
-    DEFAULT_MAX_REPLY_TOKENS,
-    DEFAULT_MAX_STEPS,
-    DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_TIMEOUT,
-    ConfigError,
-    ModelError,
-    TraceError,
-)
+from agent import TraceError
 from tui.commands import signals
 from tui.commands.command import DocsCommand, DocsGroup
 from tui.commands.options import (
-    BaseUrl,
-    Context,
-    Docs,
-    Force,
-    MaxReplyTokens,
-    MaxSteps,
-    MaxTokens,
-    Model,
-    NoCompact,
-    NoStream,
     Options,
-    RequestTimeout,
-    Timeout,
-    TraceDir,
     TraceFile,
-    TracePath,
-    docs_folders_file,
     explain,
     history_file,
     make_config,
     settings_file,
 )
+from tui.commands.parameters import with_options
 from tui.commands.trace_commands import export, follow, index, mcp, rerun
-
-if TYPE_CHECKING:
-    from agent import Event
 
 app = typer.Typer(
     name="docsagent",
@@ -77,22 +53,11 @@ def _version(value: bool) -> None:
 
 
 @app.callback(invoke_without_command=True)
+@with_options()
 def main_callback(
     ctx: typer.Context,
-    docs: Docs = None,
-    model: Model = None,
-    base_url: BaseUrl = None,
-    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
-    max_tokens: MaxTokens = None,
-    trace: TracePath = None,
-    force: Force = False,
-    trace_dir: TraceDir = None,
-    no_stream: NoStream = False,
-    no_compact: NoCompact = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
-    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
-    context: Context = None,
-    max_reply_tokens: MaxReplyTokens = DEFAULT_MAX_REPLY_TOKENS,
+    *,
+    options: Options,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
@@ -100,42 +65,30 @@ def main_callback(
 ) -> None:
     """Open the TUI (no question yet). Commands: ask, tui, replay."""
     if ctx.invoked_subcommand is None:
-        _open_tui(Options.from_context(ctx), None)
+        _open_tui(options, None)
 
 
 @app.command(cls=DocsCommand)
+@with_options()
 def tui(
-    ctx: typer.Context,
     question: Annotated[
         str | None,
         typer.Option("-q", "--question", metavar="QUESTION", help="Start this question at once."),
     ] = None,
-    docs: Docs = None,
-    model: Model = None,
-    base_url: BaseUrl = None,
-    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
-    max_tokens: MaxTokens = None,
-    trace: TracePath = None,
-    force: Force = False,
-    trace_dir: TraceDir = None,
-    no_stream: NoStream = False,
-    no_compact: NoCompact = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
-    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
-    context: Context = None,
-    max_reply_tokens: MaxReplyTokens = DEFAULT_MAX_REPLY_TOKENS,
+    *,
+    options: Options,
 ) -> None:
     """Open the TUI; -q starts that question at once."""
-    _open_tui(Options.from_context(ctx), question)
+    _open_tui(options, question)
 
 
 def _open_tui(options: Options, question: str | None) -> None:
-    from tui.commands.asking import EXIT_USAGE, fail, refuse_to_replace
+    from tui.commands.asking import explained, fail, refuse_to_replace, remember_docs
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise fail('the TUI needs a terminal; for one answer use: docsagent ask "QUESTION"', 2)
     refuse_to_replace(options)
-    try:
+    with explained():
         config, notice = make_config(options)
         remember_docs(config.docs)
         from tui.app import run_tui
@@ -149,14 +102,12 @@ def _open_tui(options: Options, question: str | None) -> None:
             settings=settings_file(),
             history=history_file(),
         )
-    except ConfigError as exc:
-        raise fail(explain(exc), EXIT_USAGE) from None
     raise typer.Exit(code)
 
 
 @app.command(cls=DocsCommand)
+@with_options()
 def ask(
-    ctx: typer.Context,
     question: Annotated[
         str | None,
         typer.Argument(
@@ -165,20 +116,8 @@ def ask(
             show_default=False,
         ),
     ] = None,
-    docs: Docs = None,
-    model: Model = None,
-    base_url: BaseUrl = None,
-    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
-    max_tokens: MaxTokens = None,
-    trace: TracePath = None,
-    force: Force = False,
-    trace_dir: TraceDir = None,
-    no_stream: NoStream = False,
-    no_compact: NoCompact = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
-    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
-    context: Context = None,
-    max_reply_tokens: MaxReplyTokens = DEFAULT_MAX_REPLY_TOKENS,
+    *,
+    options: Options,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object instead of the answer.")
     ] = False,
@@ -189,78 +128,20 @@ def ask(
     QUESTION - (or none, with stdin piped) reads the question from stdin:
       echo "how do I replay a trace?" | docsagent ask
     """
-    from agent import Session, build_agent, open_docs
-    from tui.commands.asking import (
-        EXIT_ERROR,
-        EXIT_USAGE,
-        fail,
-        prepare_index,
-        refuse_to_replace,
-        report_run,
-        run_question,
-        warn,
-    )
-    from tui.commands.question import QuestionMissing, read_question
-    from tui.outcomes import OUTCOMES
-    from tui.terminal import Terminal
+    from tui.commands.asking import answer_question
 
-    options = Options.from_context(ctx)
-    try:
-        question = read_question(question, sys.stdin, hint=Terminal().warn)
-    except QuestionMissing as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
-    except KeyboardInterrupt:
-        raise fail("interrupted", OUTCOMES["cancelled"].exit_code) from None
-    refuse_to_replace(options)
-    try:
-        config, notice = make_config(options)
-        folder = open_docs(config)
-        remember_docs(config.docs)
-        agent = build_agent(config, docs=folder)
-    except ConfigError as exc:
-        raise fail(explain(exc), EXIT_USAGE) from None
-    except ModelError as exc:
-        raise fail(explain(exc), EXIT_ERROR) from None
-    terminal = Terminal()
-    if notice:
-        warn(terminal, notice)
-    prepare_index(folder, terminal)
-    session = Session(
-        agent, trace_dir=config.trace_dir, trace_path=options.trace, replace_trace=options.force
-    )
-    events: list[Event] = []
-    try:
-        with signals.closing(lambda: session.close(wait_s=0)):
-            finished = run_question(session, question, terminal, events)
-    except ConfigError as exc:  # the trace cannot be written
-        raise fail(explain(exc), EXIT_USAGE) from None
-    report_run(
-        finished,
-        session,
-        terminal,
-        events=events,
-        as_json=as_json,
-        docs=folder.corpus,  # its texts are at hand: a big page is not turned into text again
-        signum=signals.received(),
-    )
+    answer_question(question, options, as_json=as_json)
 
 
 @app.command("eval", cls=DocsCommand)
+@with_options(without=("trace", "force"))  # eval writes a trace per question, in --trace-dir
 def eval_(
-    ctx: typer.Context,
     questions: Annotated[
         Path,
         typer.Argument(metavar="QUESTIONS.jsonl", help="A question set: one JSON object per line."),
     ],
-    docs: Docs = None,
-    model: Model = None,
-    base_url: BaseUrl = None,
-    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
-    max_tokens: MaxTokens = None,
-    trace_dir: TraceDir = None,
-    no_stream: NoStream = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
-    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT,
+    *,
+    options: Options,
     concurrency: Annotated[
         int | None,
         typer.Option(
@@ -294,11 +175,11 @@ def eval_(
     ] = False,
 ) -> None:
     """Score a question set: evidence hits, terms, declines, steps, tokens and time."""
-    from tui.commands.asking import EXIT_ERROR, EXIT_USAGE, fail
+    from tui.commands.asking import explained, remember_docs
     from tui.commands.evaluate import evaluate
 
-    try:
-        config, notice = make_config(Options.from_context(ctx))
+    with explained():
+        config, notice = make_config(options)
         remember_docs(config.docs)
         code = evaluate(
             config,
@@ -308,10 +189,6 @@ def eval_(
             as_json=as_json,
             notice=notice,
         )
-    except ConfigError as exc:
-        raise fail(explain(exc), EXIT_USAGE) from None
-    except ModelError as exc:
-        raise fail(explain(exc), EXIT_ERROR) from None
     raise typer.Exit(code)
 
 
@@ -355,13 +232,6 @@ def replay(
 
 for command in (rerun, export, mcp, index, follow):  # the commands on saved traces and served docs
     app.command(cls=DocsCommand)(command)
-
-
-def remember_docs(folder: Path) -> None:
-    """Keep `folder` as one this user asked about: `rerun` may read it without --docs."""
-    from tui.statefiles.docs_folders import remember
-
-    remember(docs_folders_file(), folder)
 
 
 def main() -> None:

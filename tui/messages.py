@@ -56,4 +56,11 @@ class IndexReady(Message):
 
 
 class ConversationReset(Message, bubble=False):
-    """The conversation was forgotten, after every event of the runs before it."""
+    """The conversation was forgotten, after every event of the runs before it.
+
+    `cancelled`: a run was under way when the user asked for the new conversation.
+    """
+
+    def __init__(self, cancelled: bool = False) -> None:
+        super().__init__()
+        self.cancelled = cancelled

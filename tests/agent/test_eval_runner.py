@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -11,6 +11,7 @@ from agent.config import Config, build_agent
 from agent.errors import ConfigError
 from agent.eval.questions import Evidence, Question
 from agent.eval.runner import EvalRun, eval_trace_dir, run_questions, trace_name
+from agent.eval.scoring import QuestionResult
 from agent.loop import Agent
 from agent.messages import Message
 from agent.models.base import Chunk, ToolSchema
@@ -19,6 +20,7 @@ from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
 from agent.trace import read_trace
 from tests.chatserver import HOLD_LIMIT_S, MODEL, ChatServer, Hang, Reply
+from tests.folders import EVAL_PAGES, docs_folder
 
 REPLAY = Question(
     question="How do I replay a saved run?",
@@ -37,17 +39,7 @@ BREAD = Question(question="How do I bake sourdough bread?", id="bread", answerab
 
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "replay.md").write_text(
-        "# Replay\n\nRun `docsagent replay FILE` to watch a saved run again.\n"
-        "Add `--speed 2` to play it twice as fast.\n"
-    )
-    (root / "install.md").write_text(
-        "# Install\n\nInstall with `pip install docsagent`.\n\n"
-        "## Upgrade\n\nUpgrade with `pip install --upgrade docsagent`.\n"
-    )
-    return root
+    return docs_folder(tmp_path / "docs", EVAL_PAGES)
 
 
 def agents(docs: Path, turns: Callable[[], list[Message]]) -> Callable[[], Agent]:
@@ -184,23 +176,33 @@ def test_stopping_early_cancels_the_runs_still_going(docs: Path, tmp_path: Path)
     assert trace.events[-1].stop_reason == "cancelled"  # type: ignore[attr-defined]
 
 
-def test_stopping_early_cuts_short_requests_the_server_never_answers(
-    chat_server: ChatServer, docs: Path, tmp_path: Path
-) -> None:
-    held = Hang(answer=False, seconds=HOLD_LIMIT_S)  # accepted, never answered
-    chat_server.push(Reply(content="Quick (replay.md:3-3)."), held, held)
+def two_held(
+    server: ChatServer, docs: Path, trace_dir: Path
+) -> tuple[Generator[QuestionResult, None, None], QuestionResult]:
+    """Three questions at once on `server`, which answers one and holds the other two
+    (accepted, never answered): the results still to come, and the answered one, once the
+    server holds both."""
+    held = Hang(answer=False, seconds=HOLD_LIMIT_S)
+    server.push(Reply(content="Quick (replay.md:3-3)."), held, held)
     config = Config(
-        docs=docs, model=MODEL, base_url=chat_server.base_url, api_key="sk-test", max_retries=0
+        docs=docs, model=MODEL, base_url=server.base_url, api_key="sk-test", max_retries=0
     )
     run = EvalRun(
         make_agent=lambda: build_agent(config),
         corpus=Corpus.open(docs),
-        trace_dir=tmp_path / "t",
+        trace_dir=trace_dir,
         concurrency=3,
     )
     results = run.results([REPLAY, UPGRADE, BREAD])
-    quick = next(results)  # the one the server answered
-    assert chat_server.wait_for_requests(3)  # the other two are held by the server
+    quick = next(results)
+    assert server.wait_for_requests(3)
+    return results, quick
+
+
+def test_stopping_early_cuts_short_requests_the_server_never_answers(
+    chat_server: ChatServer, docs: Path, tmp_path: Path
+) -> None:
+    results, quick = two_held(chat_server, docs, tmp_path / "t")
     results.close()  # what Ctrl+C in `docsagent eval` does (its time: the bench)
     traces = sorted((tmp_path / "t").iterdir())
     assert len(traces) == 3

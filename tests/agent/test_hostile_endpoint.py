@@ -16,6 +16,7 @@ from agent.trace import read_trace
 from tests.agent.openai_support import Factory, fail, run
 from tests.chatserver import MODEL, SSE, Call, ChatServer, Completion, Endless, chunk
 from tests.chatserver import Reply as Scripted
+from tests.folders import docs_folder
 from tui.cli import app
 
 ABSURD = [10**30, 2**63, 1e308, -5, 2.5, "NaN", "12", True]
@@ -75,9 +76,7 @@ def test_a_run_with_absurd_counts_leaves_a_trace_that_replays(
 ) -> None:
     # 10**30, 2**63 or 1e308 prompt tokens made the trace unreadable: "line 7 is damaged".
     monkeypatch.setenv("LLM_API_KEY", "sk-test-hostile")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nText.\n")
+    docs = docs_folder(tmp_path / "docs", {"a.md": "# A\n\nText.\n"})
     chat_server.push(Completion(completion({"prompt_tokens": 10**30, "completion_tokens": 1e308})))
     base = ["--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url]
     asked = CliRunner().invoke(app, ["ask", "What is A?", *base, "--no-stream"])
@@ -128,9 +127,7 @@ def test_the_request_deadline_holds_while_pieces_keep_arriving(
 def test_a_stream_line_that_never_ends_ends_the_run_with_one_line(
     chat_server: ChatServer, cli_env: Path, tmp_path: Path
 ) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nText.\n")
+    docs = docs_folder(tmp_path / "docs", {"a.md": "# A\n\nText.\n"})
     chat_server.push(Endless(piece="x" * 65536, line=True))
     base = ["--docs", str(docs), "--model", MODEL, "--base-url", chat_server.base_url]
     asked = CliRunner().invoke(app, ["ask", "What is A?", *base])
@@ -171,9 +168,7 @@ def test_a_whole_reply_past_its_bound_is_refused(chat_server: ChatServer, make: 
 def test_a_tool_name_of_megabytes_is_cut_and_the_trace_stays_readable(
     chat_server: ChatServer, cli_env: Path, tmp_path: Path
 ) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nText.\n")
+    docs = docs_folder(tmp_path / "docs", {"a.md": "# A\n\nText.\n"})
     name = "n" * 10_000_000
     long_id = "i" * 5_000
     chat_server.push(
@@ -211,9 +206,7 @@ def test_a_key_the_server_echoes_is_scrubbed_from_every_output(
     chat_server: ChatServer, cli_env: Path, tmp_path: Path, stream: bool
 ) -> None:
     key = "sk-live-0123456789abcdef"
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nText.\n")
+    docs = docs_folder(tmp_path / "docs", {"a.md": "# A\n\nText.\n"})
     echoed = json.dumps({"keyword": f"{key} and {key.upper()}"})
     chat_server.push(
         Scripted(calls=[Call("grep_docs", echoed, pieces=7)], finish_reason="tool_calls"),

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from agent.readers import epub, man
-from agent.tools.citations import find_citations
+from agent.tools.citations import Citation, find_citations
 from agent.tools.corpus import Corpus
 from tests.agent.test_offline import converse
 from tests.agent.test_readers_books import BOOK, CONTAINER
-from tests.bench.test_bench_hostile import LINEAR, best_times
+from tests.bench.test_bench_hostile import assert_linear
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docsagent-bench"
 
@@ -52,13 +52,7 @@ N = 20_000
 def test_each_book_reader_is_linear_under_doubling(name: str) -> None:
     read = epub.read if name.startswith("epub") else man.read
     small, large = SHAPES[name](N), SHAPES[name](2 * N)
-    t_small, t_large = best_times(lambda: read(small), lambda: read(large))
-    ratio = t_large / t_small
-    print(
-        f"\nreader {name}: n={N:,} {t_small * 1000:.1f} ms, 2n {t_large * 1000:.1f} ms, "
-        f"ratio {ratio:.2f} (target <= {LINEAR})"
-    )
-    assert ratio <= LINEAR, f"{name}: doubling the input took {ratio:.2f}x the time"
+    assert_linear(f"reader {name}", N, lambda: read(small), lambda: read(large))
 
 
 def unpacked(package: str) -> Path:
@@ -82,14 +76,20 @@ def unpacked(package: str) -> Path:
     return folder
 
 
+def answered(file: Path, folder: Path, question: str) -> tuple[str, list[Citation], list[str]]:
+    """The offline answer to `question` with `file` alone in `folder` as the docs, its valid
+    citations, and the file's text lines."""
+    folder.mkdir()
+    (folder / file.name).write_bytes(file.read_bytes())
+    answer, _ = converse(folder, question)
+    corpus = Corpus.open(folder)
+    cited = [c for c in find_citations(answer, corpus) if c.valid]
+    return answer, cited, corpus.read(file.name).text.split("\n")
+
+
 def test_a_real_epub_answers_with_a_verified_citation(tmp_path: Path) -> None:
     book = unpacked("debmake-doc") / "usr/share/doc/debmake-doc/debmake-doc.en.epub"
-    docs = tmp_path / "books"
-    docs.mkdir()
-    (docs / book.name).write_bytes(book.read_bytes())
-    answer, _ = converse(docs, "How do I configure quilt?")
-    cited = [c for c in find_citations(answer, Corpus.open(docs)) if c.valid]
-    text = Corpus.open(docs).read(book.name).text.split("\n")
+    _, cited, text = answered(book, tmp_path / "books", "How do I configure quilt?")
     first = cited[0] if cited else None
     shown = text[first.start - 1 : first.end] if first else []
     print(
@@ -102,12 +102,7 @@ def test_a_real_epub_answers_with_a_verified_citation(tmp_path: Path) -> None:
 
 def test_a_real_man_page_answers_which_flag_of_tar_keeps_permissions(tmp_path: Path) -> None:
     page = unpacked("tar") / "usr/share/man/man1/tar.1.gz"
-    docs = tmp_path / "man1"
-    docs.mkdir()
-    (docs / page.name).write_bytes(page.read_bytes())
-    answer, _ = converse(docs, "Which flag of tar keeps permissions?")
-    cited = [c for c in find_citations(answer, Corpus.open(docs)) if c.valid]
-    text = Corpus.open(docs).read(page.name).text.split("\n")
+    answer, cited, text = answered(page, tmp_path / "man1", "Which flag of tar keeps permissions?")
     flags = [f"{c.path}:{c.start}-{c.end}" for c in cited]
     right = [
         c for c in cited if any("--preserve-permissions" in t for t in text[c.start - 1 : c.end])

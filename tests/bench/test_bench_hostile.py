@@ -192,20 +192,29 @@ def best_times(*runs: Callable[[], object]) -> list[float]:
     return best
 
 
+def assert_linear(
+    what: str, n: int, small: Callable[[], object], large: Callable[[], object]
+) -> None:
+    """Time `small` (size n) against `large` (2n), print both, and hold their ratio to LINEAR."""
+    t_small, t_large = best_times(small, large)
+    ratio = t_large / t_small
+    print(
+        f"\n{what}: n={n:,} {t_small * 1000:.1f} ms, 2n {t_large * 1000:.1f} ms, "
+        f"ratio {ratio:.2f} (target <= {LINEAR})"
+    )
+    assert ratio <= LINEAR, f"{what}: doubling the input took {ratio:.2f}x the time"
+
+
 @pytest.mark.parametrize("name", SHAPES)
 def test_each_reader_is_linear_under_doubling(name: str) -> None:
     shape = SHAPES[name]
     small, large = shape.make(shape.n), shape.make(2 * shape.n)
-    t_small, t_large = best_times(
+    assert_linear(
+        f"hostile {name}",
+        shape.n,
         lambda: [shape.read(small) for _ in range(shape.repeat)],
         lambda: [shape.read(large) for _ in range(shape.repeat)],
     )
-    ratio = t_large / t_small
-    print(
-        f"\nhostile {name}: n={shape.n:,} {t_small * 1000:.1f} ms, 2n {t_large * 1000:.1f} ms, "
-        f"ratio {ratio:.2f} (target <= {LINEAR})"
-    )
-    assert ratio <= LINEAR, f"{name}: doubling the input took {ratio:.2f}x the time"
 
 
 def test_a_megabyte_of_unclosed_pre_or_script_costs_at_most_twice_well_formed_html() -> None:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from tests.bench.test_bench_search import CHILD, FILES, generate
+from tests.test_mcp import stdio_server
 
 ROOT = Path(__file__).resolve().parents[2]
 MANUAL = ROOT / "data" / "manual"
@@ -47,17 +48,8 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
 def initialize_after(docs: Path, cache: Path, traces: Path) -> float:
     """Seconds from starting `docsagent mcp` to its reply to `initialize`."""
     env = {**os.environ, "DOCSAGENT_CACHE_DIR": str(cache)}
-    command = [sys.executable, "-c", "import tui.cli; tui.cli.main()", "mcp"]
-    command += ["--docs", str(docs), "--trace-dir", str(traces)]
     began = time.perf_counter()
-    with subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=ROOT,
-        env=env,
-    ) as server:
+    with stdio_server(docs, traces, env, stderr=subprocess.DEVNULL) as server:
         assert server.stdin is not None and server.stdout is not None
         server.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
         server.stdin.flush()

@@ -25,7 +25,7 @@ from agent.tools.citations import find_citations
 from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, list_docs
 from tests.agent.test_offline import converse
-from tests.bench.test_bench_hostile import LINEAR, best_times
+from tests.bench.test_bench_hostile import assert_linear
 
 PACKAGE = "create-docusaurus@3.10.2"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docsagent-bench"
@@ -57,13 +57,7 @@ def test_each_markup_reader_is_linear_under_doubling(name: str) -> None:
     if name.startswith(("front", "long front", "myst")):
         read = markdown.read
     small, large = make(N).encode(), make(2 * N).encode()
-    t_small, t_large = best_times(lambda: read(small), lambda: read(large))
-    ratio = t_large / t_small
-    print(
-        f"\nreader {name}: n={N:,} {t_small * 1000:.1f} ms, 2n {t_large * 1000:.1f} ms, "
-        f"ratio {ratio:.2f} (target <= {LINEAR})"
-    )
-    assert ratio <= LINEAR, f"{name}: doubling the input took {ratio:.2f}x the time"
+    assert_linear(f"reader {name}", N, lambda: read(small), lambda: read(large))
 
 
 def docusaurus_starter() -> Path:

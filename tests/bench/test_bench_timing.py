@@ -10,15 +10,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from agent.config import Config, build_agent
-from agent.eval.runner import EvalRun
 from agent.markdown_inert import inert
 from agent.readers.asciidoc import is_asciidoc
 from agent.readers.registry import doc_lines
-from agent.tools.corpus import Corpus
 from agent.trace import read_trace
-from tests.agent.test_eval_runner import BREAD, REPLAY, UPGRADE, docs  # noqa: F401 (a fixture)
-from tests.chatserver import HOLD_LIMIT_S, MODEL, ChatServer, Hang, Reply
+from tests.agent.test_eval_runner import docs, two_held  # noqa: F401 (a fixture)
+from tests.chatserver import ChatServer
 
 
 def test_a_page_of_link_tags_that_never_close_is_read_in_milliseconds() -> None:
@@ -61,20 +58,7 @@ def test_stopping_an_eval_early_cuts_held_requests_at_once(
     docs: Path,  # noqa: F811 (the fixture imported above)
     tmp_path: Path,
 ) -> None:
-    held = Hang(answer=False, seconds=HOLD_LIMIT_S)
-    chat_server.push(Reply(content="Quick (replay.md:3-3)."), held, held)
-    config = Config(
-        docs=docs, model=MODEL, base_url=chat_server.base_url, api_key="sk-test", max_retries=0
-    )
-    run = EvalRun(
-        make_agent=lambda: build_agent(config),
-        corpus=Corpus.open(docs),
-        trace_dir=tmp_path / "t",
-        concurrency=3,
-    )
-    results = run.results([REPLAY, UPGRADE, BREAD])
-    next(results)
-    assert chat_server.wait_for_requests(3)
+    results, _ = two_held(chat_server, docs, tmp_path / "t")
     began = time.monotonic()
     results.close()
     took = time.monotonic() - began

@@ -33,6 +33,7 @@ from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.trace import Trace
 from tui.screens.chat import ChatScreen
+from tui.transcript.pieces import Blank
 from tui.widgets.transcript import Transcript
 
 TIMEOUTS = "\n".join(
@@ -170,26 +171,24 @@ def plain(line: Sequence[Segment]) -> str:
 
 def transcript_lines(app: App[Any]) -> list[str]:
     """Every line of the conversation as plain text, on screen or scrolled away."""
-    layout = transcript(app).model
+    layout = transcript(app).model.layout
     return [plain(line) for line in layout.lines(0, layout.height)]
 
 
 def entry_texts(app: App[Any]) -> list[str]:
     """The conversation as a user reads it: one item per entry, and one per tool card,
     their lines joined (the bars at their left edge left out)."""
-    layout = transcript(app).model
+    layout = transcript(app).model.layout
     out: list[str] = []
-    for index, block in enumerate(layout.blocks):
-        y, card = layout.start(index), True
-        for piece in block.pieces:
-            bar = len(block.bar if piece.key[0] == "chunk" else piece.bar)
-            lines = [plain(line[bar:]) for line in layout.lines(y, y + piece.count)]
-            y += piece.count
-            if piece.key[0] == "blank":
+    for index in range(len(layout)):
+        card = True
+        for piece, start, end in layout.placed(index):
+            lines = [plain(line[len(piece.bar) :]) for line in layout.lines(start, end)]
+            if isinstance(piece, Blank):
                 continue
-            if piece.card is not None or card:
+            if piece.call_id is not None or card:
                 out.append("\n".join(lines))
             else:
                 out[-1] += "\n" + "\n".join(lines)
-            card = piece.card is not None
+            card = piece.call_id is not None
     return out

@@ -56,7 +56,7 @@ def test_one_endless_line_is_still_cut() -> None:
 
 
 def test_the_note_says_how_much_is_plain_and_how_much_is_not_drawn() -> None:
-    from tui.transcript.blocks import plain_note
+    from tui.transcript.pieces import plain_note
 
     assert plain_note(5_000).plain == (
         "… past 20,000 characters the text is shown as plain text, so the screen keeps up: "

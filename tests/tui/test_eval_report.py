@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -136,7 +137,72 @@ def test_the_table_keeps_every_column_in_80_columns() -> None:
     ]
 
 
-def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
+SUMMARY_JSON = {
+    "questions": 3,
+    "with_evidence": 2,
+    "hits": 1,
+    "hit_rate": 0.5,
+    "first_hits": 1,
+    "first_hit_rate": 0.5,
+    "terms": 4,
+    "terms_found": 2,
+    "mention_rate": 0.5,
+    "unanswerable": 1,
+    "declined": 0,
+    "decline_rate": 0.0,
+    "false_declines": 1,
+    "no_answer": 1,
+    "read_nothing": 0,
+    "errors": 0,
+    "groups": 1,
+    "groups_agreeing": 0,
+    "agreement": 0.0,
+    "steps": 9,
+    "tokens": 17400,
+    "tokens_estimated": True,
+    "seconds": 0.75,
+}
+"""The --json summary of `results()`."""
+
+FIRST_RESULT_JSON = {
+    "id": "timeouts-asked",
+    "line": 1,
+    "base": "timeouts",
+    "wording": "asked",
+    "question": "What timeouts are there?",
+    "answerable": True,
+    "outcome": "hit",
+    "stop_reason": "answered",
+    "declined": False,
+    "read_nothing": False,
+    "hit": True,
+    "first_hit": True,
+    "mentioned": ["connect", "pool"],
+    "missing": [],
+    "citations": [
+        {
+            "path": "advanced/timeouts.md",
+            "start": 45,
+            "end": 61,
+            "valid": True,
+            "read": True,
+            "quoted": True,
+        },
+        {"path": "api.md", "start": 1, "end": 2, "valid": True, "read": False, "quoted": False},
+    ],
+    "answer": "connect and pool",
+    "steps": 3,
+    "tokens": 1200,
+    "tokens_estimated": True,
+    "seconds": 0.25,
+    "trace": "t/001.jsonl",
+    "error": None,
+}
+"""The --json object of `results()`'s first question."""
+
+
+def report_json() -> dict[str, Any]:
+    """The --json report of `results()`, through JSON and back: it is plain JSON."""
     report = eval_json(
         results(),
         summarise(results()),
@@ -145,72 +211,20 @@ def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
         model="offline",
         traces=Path("traces/eval-x"),
     )
-    report = json.loads(json.dumps(report))  # it is plain JSON
+    loaded: dict[str, Any] = json.loads(json.dumps(report))
+    return loaded
+
+
+def test_the_json_report_holds_the_run_the_summary_and_each_question() -> None:
+    report = report_json()
     assert {k: report[k] for k in ("questions", "docs", "model", "traces")} == {
         "questions": "q.jsonl",
         "docs": "docs",
         "model": "offline",
         "traces": "traces/eval-x",
     }
-    assert report["summary"] == {
-        "questions": 3,
-        "with_evidence": 2,
-        "hits": 1,
-        "hit_rate": 0.5,
-        "first_hits": 1,
-        "first_hit_rate": 0.5,
-        "terms": 4,
-        "terms_found": 2,
-        "mention_rate": 0.5,
-        "unanswerable": 1,
-        "declined": 0,
-        "decline_rate": 0.0,
-        "false_declines": 1,
-        "no_answer": 1,
-        "read_nothing": 0,
-        "errors": 0,
-        "groups": 1,
-        "groups_agreeing": 0,
-        "agreement": 0.0,
-        "steps": 9,
-        "tokens": 17400,
-        "tokens_estimated": True,
-        "seconds": 0.75,
-    }
-    assert report["results"][0] == {
-        "id": "timeouts-asked",
-        "line": 1,
-        "base": "timeouts",
-        "wording": "asked",
-        "question": "What timeouts are there?",
-        "answerable": True,
-        "outcome": "hit",
-        "stop_reason": "answered",
-        "declined": False,
-        "read_nothing": False,
-        "hit": True,
-        "first_hit": True,
-        "mentioned": ["connect", "pool"],
-        "missing": [],
-        "citations": [
-            {
-                "path": "advanced/timeouts.md",
-                "start": 45,
-                "end": 61,
-                "valid": True,
-                "read": True,
-                "quoted": True,
-            },
-            {"path": "api.md", "start": 1, "end": 2, "valid": True, "read": False, "quoted": False},
-        ],
-        "answer": "connect and pool",
-        "steps": 3,
-        "tokens": 1200,
-        "tokens_estimated": True,
-        "seconds": 0.25,
-        "trace": "t/001.jsonl",
-        "error": None,
-    }
+    assert report["summary"] == SUMMARY_JSON
+    assert report["results"][0] == FIRST_RESULT_JSON
     assert [r["outcome"] for r in report["results"]] == ["hit", "false decline", "no answer"]
     assert [(r["hit"], r["first_hit"]) for r in report["results"]] == [
         (True, True),

@@ -101,7 +101,7 @@ async def test_quitting_mid_stream_closes_the_trace(config: Config) -> None:
 async def test_a_text_past_the_markdown_limit_says_where_it_turns_plain() -> None:
     made = layout()
     made.update([TurnEntry(step=1, body=TextParts(ANSWER), streaming=False, answer=True)])
-    made.measure(10**9)
+    made.layout.measure(10**9)
     lines = text(made)
     said = " ".join(lines)
     assert f"past {MARKDOWN_CHARS:,} characters the text is shown as plain text" in said

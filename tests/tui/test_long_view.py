@@ -30,7 +30,8 @@ from tests.tui.conftest import (
 )
 from tui.app import chat_app
 from tui.transcript.entries import NoticeEntry, TurnEntry
-from tui.transcript.layout import Layout
+from tui.transcript.model import TranscriptModel
+from tui.transcript.pieces import Pen
 
 pytestmark = pytest.mark.asyncio
 
@@ -70,11 +71,12 @@ async def assert_list_matches(pilot: Pilot[Any]) -> None:
     its last rows on screen are the newest entry's."""
     app = pilot.app
     view = transcript(app)
-    fresh = Layout(app.console, app.console_options.update(highlight=False))
-    fresh.set_width(view.model.width)
+    fresh = TranscriptModel(Pen(app.console, app.console_options.update(highlight=False)))
+    fresh.layout.set_width(view.model.layout.width)
     fresh.update(chat(app).state.entries)
-    fresh.measure(10**9)
-    assert transcript_lines(app) == [plain(line) for line in fresh.lines(0, fresh.height)]
+    fresh.layout.measure(10**9)
+    lines = fresh.layout.lines(0, fresh.layout.height)
+    assert transcript_lines(app) == [plain(line) for line in lines]
     await pilot.pause()
     assert view.scroll_y == view.max_scroll_y
     on_screen = [line.strip() for line in rendered(view) if line.strip()]

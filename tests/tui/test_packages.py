@@ -7,27 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_layering import imported_modules
+
 TUI = Path(__file__).resolve().parents[2] / "tui"
-
-
-def imports(path: Path) -> list[str]:
-    """The modules a file imports, deferred imports too."""
-    import ast
-
-    names: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.append(node.module)
-    return names
 
 
 def offenders(package: str, *, banned: tuple[str, ...]) -> list[str]:
     return [
         f"{path.relative_to(TUI.parent)}: {name}"
         for path in sorted((TUI / package).rglob("*.py"))
-        for name in imports(path)
+        for name in imported_modules(path)
         if any(name == ban or name.startswith(f"{ban}.") for ban in banned)
     ]
 

@@ -104,7 +104,7 @@ async def test_a_long_trace_is_laid_out_whole_and_every_entry_is_reachable() -> 
         view = transcript(app)
         await until(pilot, lambda: view.settled)
         assert len(replay(app).state.entries) == 2003
-        assert view.model.kept_lines <= CACHE_LINES  # a few screens, not 2,003 entries
+        assert view.model.layout.kept_lines <= CACHE_LINES  # a few screens, not 2,003 entries
         assert "assistant · step 2000" in transcript_lines(app)
         await pilot.pause()
         assert "2000.md" in " ".join(rendered(view))
@@ -116,7 +116,7 @@ async def test_a_long_trace_is_laid_out_whole_and_every_entry_is_reachable() -> 
         view.to_top()
         await pilot.pause()
         assert [line.strip() for line in rendered(view)][2] == "you q"
-        view.scroll_to(y=view.model.start(1000), animate=False, force=True)
+        view.scroll_to(y=view.model.layout.start(1000), animate=False, force=True)
         await pilot.pause()
         assert rendered(view)[1].strip() == "assistant · step 999"  # entry 1,000
 

@@ -1,14 +1,17 @@
-"""The TUI as a real process in a pseudo-terminal: what a signal or a closed terminal does."""
+"""The TUI as a real process in a pseudo-terminal: what a signal or a closed terminal does.
+
+The process's signal guard is held back (`OWN_ENDING`): the TUI must close the trace and
+end by itself, however slow the machine; how fast it does is measured in the bench
+(tests/bench/test_bench_signals.py)."""
 
 from __future__ import annotations
 
 import os
 import select
 import signal
-import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ import pytest
 from agent.events import RunFinished
 from agent.trace import read_trace
 from tests.chatserver import ChatServer, Hang, chunk
+from tests.test_cli_signals import OWN_ENDING
 
 pty = pytest.importorskip("pty")
 LIMIT_S = 20.0  # only guards a hang: every wait below ends on a state change
@@ -35,19 +39,22 @@ def read_until(fd: int, done: Callable[[], bool]) -> None:
 
 
 class Tui:
-    """`docsagent tui -q hello` against `server`, on a pseudo-terminal, its traces in `folder`."""
+    """`docsagent tui -q hello` against `server`, on a pseudo-terminal, its traces in `folder`;
+    `program` starts docsagent (by default its signal guard held back: the TUI must end by
+    itself)."""
 
-    def __init__(self, server: ChatServer, folder: Path) -> None:
+    def __init__(
+        self, server: ChatServer, folder: Path, program: Sequence[str] = OWN_ENDING
+    ) -> None:
         self.traces = folder / "traces"
-        script = str(Path(sys.executable).parent / "docsagent")
-        args = [script, "tui", "-q", "hello", "--base-url", server.base_url, "--model", "m"]
+        args = [*program, "tui", "-q", "hello", "--base-url", server.base_url, "--model", "m"]
         env = {**os.environ, "LLM_API_KEY": "sk-test", "DOCSAGENT_TRACE_DIR": str(self.traces)}
         env["XDG_STATE_HOME"] = str(folder / "state")  # the question history goes there
         with warnings.catch_warnings():  # Python 3.12+ warns about fork() beside threads;
             warnings.simplefilter("ignore", DeprecationWarning)  # the child only execs
             self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become the TUI, with the pseudo-terminal as its terminal
-            os.execve(script, args, {**env, "TERM": "xterm-256color"})
+            os.execve(args[0], args, {**env, "TERM": "xterm-256color"})
         self.exited: list[int] = []
 
     def has_exited(self) -> bool:

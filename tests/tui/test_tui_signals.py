@@ -1,8 +1,9 @@
-"""The TUI as a real process ends on SIGTERM and SIGHUP wherever it is: 128 + N, at once.
+"""The TUI as a real process ends on SIGTERM and SIGHUP wherever it is: 128 + N, by itself.
 
 Started with state files that would block (a FIFO, a device), while it indexes a big
-folder, and while it replays a trace with a long answer. The bound only guards a hang;
-how fast it ends is measured in tests/bench/test_bench_signals.py.
+folder, and while it replays a trace with a long answer. Its signal guard is held back
+(`OWN_ENDING`), so a TUI that did not end by itself is not ended for it; the bound only
+guards a hang. How fast it ends is measured in tests/bench/test_bench_signals.py.
 """
 
 from __future__ import annotations
@@ -11,16 +12,15 @@ import contextlib
 import os
 import select
 import signal
-import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from tests.test_cli_signals import CODES, big_folder, long_answer_script, small_docs
+from tests.test_cli_signals import CODES, OWN_ENDING, big_folder, long_answer_script, small_docs
 from tests.tui.test_tui_process import LIMIT_S
 from tui.cli import app
 
@@ -38,15 +38,22 @@ def drawn(output: bytes) -> bool:
     return b"\x1b[?1049h" in output
 
 
-def run_tui(args: list[str], env: dict[str, str], ready: Callable[[bytes], bool], name: str) -> int:
+def run_tui(
+    args: list[str],
+    env: dict[str, str],
+    ready: Callable[[bytes], bool],
+    name: str,
+    program: Sequence[str] = OWN_ENDING,
+) -> int:
     """Start `docsagent ARGS` on a pseudo-terminal, wait for `ready(output so far)`, signal;
-    the exit code."""
-    script = str(Path(sys.executable).parent / "docsagent")
+    the exit code. `program` starts docsagent (by default its guard held back: it must end
+    by itself)."""
+    argv = [*program, *args]
     with warnings.catch_warnings():  # Python 3.12+ warns about fork() beside threads;
         warnings.simplefilter("ignore", DeprecationWarning)  # the child only execs
         pid, fd = pty.fork()
     if pid == 0:  # the child: become the TUI, with the pseudo-terminal as its terminal
-        os.execve(script, [script, *args], {**os.environ, **env, "TERM": "xterm-256color"})
+        os.execve(argv[0], argv, {**os.environ, **env, "TERM": "xterm-256color"})
     exited: list[int] = []
 
     def has_exited() -> bool:

@@ -6,14 +6,17 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent import AgentError
+from agent import AgentError, ConfigError, ModelError
 from tui.commands.failures import Failed
-from tui.commands.options import Options, explain
-from tui.commands.signals import Stopped, describe, exit_code
+from tui.commands.options import Options, docs_folders_file, explain, make_config
+from tui.commands.signals import Stopped, closing, describe, exit_code, received
 from tui.outcomes import OUTCOMES, answer_note
 from tui.terminal import Terminal
 
@@ -27,6 +30,58 @@ def fail(message: str, code: int) -> Failed:
     """Say `message` on stderr; the exit to raise."""
     warn(Terminal(), f"docsagent: {message}")
     return Failed(message, code)
+
+
+@contextmanager
+def explained() -> Iterator[None]:
+    """A ConfigError (exit 2) or ModelError (exit 1) raised inside ends the command with its
+    line and the options that set what it names."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise fail(explain(exc), EXIT_USAGE) from None
+    except ModelError as exc:
+        raise fail(explain(exc), EXIT_ERROR) from None
+
+
+def remember_docs(folder: Path) -> None:
+    """Keep `folder` as one this user asked about: `rerun` may read it without --docs."""
+    from tui.statefiles.docs_folders import remember
+
+    remember(docs_folders_file(), folder)
+
+
+def answer_question(question: str | None, options: Options, *, as_json: bool) -> None:
+    """`docsagent ask`: the question read, run with progress, then reported; raises the exit."""
+    from agent import Session, build_agent, open_docs
+    from tui.commands.question import QuestionMissing, read_question
+
+    terminal = Terminal()
+    try:
+        question = read_question(question, sys.stdin, hint=terminal.warn)
+    except QuestionMissing as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted", OUTCOMES["cancelled"].exit_code) from None
+    refuse_to_replace(options)
+    with explained():
+        config, notice = make_config(options)
+        folder = open_docs(config)
+        remember_docs(config.docs)
+        agent = build_agent(config, docs=folder)
+    if notice:
+        warn(terminal, notice)
+    prepare_index(folder, terminal)
+    session = Session(
+        agent, trace_dir=config.trace_dir, trace_path=options.trace, replace_trace=options.force
+    )
+    events: list[Event] = []
+    with explained(), closing(lambda: session.close(wait_s=0)):  # a trace that cannot be written
+        finished = run_question(session, question, terminal, events)
+    docs = folder.corpus  # its texts are at hand: a big page is not turned into text again
+    report_run(
+        finished, session, terminal, events=events, as_json=as_json, docs=docs, signum=received()
+    )
 
 
 def refuse_to_replace(options: Options) -> None:

@@ -13,6 +13,7 @@ from agent import (
     ConfigError,
     Corpus,
     EvalRun,
+    Question,
     QuestionResult,
     Summary,
     build_agent,
@@ -99,14 +100,7 @@ def evaluate(
     is printed once they can.
     """
     out, err = out or sys.stdout, err or sys.stderr
-    questions = load_questions(questions_file)
-    corpus = Corpus.open(config.docs)
-    problems = evidence_problems(questions, corpus)
-    if problems:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ConfigError(f"{questions_file}: {problems[0]}{more}; is --docs {config.docs} right?")
-    if min_hit is not None and not any(q.evidence for q in questions):
-        raise ConfigError(f"--min-hit needs questions with evidence; {questions_file} has none")
+    questions, corpus = _checked_questions(config, questions_file, min_hit=min_hit)
     build_agent(config)  # fails here, once, if the model cannot be used
     traces = eval_trace_dir(config.trace_dir, questions_file)
     if notice:
@@ -143,6 +137,21 @@ def evaluate(
     else:
         _print_report(results, summary, traces, out)
     return _exit_code(results, summary.hit_rate, min_hit, err)
+
+
+def _checked_questions(
+    config: Config, questions_file: Path, *, min_hit: float | None
+) -> tuple[list[Question], Corpus]:
+    """The question set and the docs, once its evidence is found there; ConfigError if not."""
+    questions = load_questions(questions_file)
+    corpus = Corpus.open(config.docs)
+    problems = evidence_problems(questions, corpus)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ConfigError(f"{questions_file}: {problems[0]}{more}; is --docs {config.docs} right?")
+    if min_hit is not None and not any(q.evidence for q in questions):
+        raise ConfigError(f"--min-hit needs questions with evidence; {questions_file} has none")
+    return questions, corpus
 
 
 def _print_report(

@@ -228,22 +228,27 @@ MaxReplyTokens = Annotated[
 
 @dataclass(frozen=True)
 class Options:
-    """The shared options as given on the command line."""
+    """The shared options as given on the command line.
 
-    docs: Path | None = None
-    model: str | None = None
-    base_url: str | None = None
-    max_steps: int = DEFAULT_MAX_STEPS
-    trace_dir: Path | None = None
-    no_stream: bool = False
-    no_compact: bool = False
-    timeout: float = DEFAULT_TIMEOUT
-    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
-    max_tokens: int | None = None
-    context: int | None = None
-    max_reply_tokens: int = DEFAULT_MAX_REPLY_TOKENS
-    trace: Path | None = None
-    force: bool = False
+    Each field is one option, defined once: its type says how it is given and shown, its
+    default is the option's, and the fields' order is `--help`'s. `tui.commands.parameters`
+    gives every command that runs questions these fields as its parameters.
+    """
+
+    docs: Docs = None
+    model: Model = None
+    base_url: BaseUrl = None
+    max_steps: MaxSteps = DEFAULT_MAX_STEPS
+    max_tokens: MaxTokens = None
+    trace: TracePath = None
+    force: Force = False
+    trace_dir: TraceDir = None
+    no_stream: NoStream = False
+    no_compact: NoCompact = False
+    timeout: Timeout = DEFAULT_TIMEOUT
+    request_timeout: RequestTimeout = DEFAULT_REQUEST_TIMEOUT
+    context: Context = None
+    max_reply_tokens: MaxReplyTokens = DEFAULT_MAX_REPLY_TOKENS
 
     @classmethod
     def from_context(cls, ctx: typer.Context) -> Options:

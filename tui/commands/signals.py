@@ -147,6 +147,11 @@ class _Guard:
         timer.start()
 
     def end(self, signum: int) -> None:
+        # The closers name the signal (`received`) even when the main thread never ran a
+        # handler of ours (blocked in C, or a command's own handler took it and stalled).
+        with self._lock:
+            if self.signum is None:
+                self.signum = signum
         # A closer can block (a session whose model call hangs on a dead endpoint): the
         # closers get CLOSE_WAIT_S in all, on a thread of their own, then the process ends.
         closing = threading.Thread(target=self._close_all, daemon=True, name="docsagent-closing")

@@ -41,6 +41,9 @@ class TraceScreen(Screen[None]):
     def stop(self) -> None:
         """Stop what the screen runs in the background (quitting); its traces are closed."""
 
+    def on_unmount(self) -> None:
+        self.stop()
+
     def schedule_render(self, *, within: float = 0.0) -> None:
         """Render the state once the queued messages are handled, or `within` seconds."""
         if within > 0.0:
@@ -128,8 +131,8 @@ class TraceScreen(Screen[None]):
         """Export the run as one self-contained HTML page beside its trace."""
         self.export_run("html")
 
-    def copy_text(self) -> None:
-        """Copy the focused card's whole text, else the newest answer shown, to the clipboard."""
+    def action_copy(self) -> None:
+        """Copy the answer, or the focused card's whole text."""
         card = self.query_one(Transcript).focused_card()
         text = card_text(card, expanded=True).plain if card is not None else self.state.last_answer
         if text is None:
@@ -138,3 +141,21 @@ class TraceScreen(Screen[None]):
         self.app.copy_to_clipboard(text)
         what = "tool result" if card is not None else "answer"
         self.notify(f"copied the {what} ({len(text):,} characters)")
+
+    # The conversation's scrolling, for the screens that bind these keys.
+
+    def action_top(self) -> None:
+        """Scroll to the start of the conversation (the first question)."""
+        self.query_one(Transcript).to_top()
+
+    def action_bottom(self) -> None:
+        """Scroll to the newest entry and follow the run again."""
+        self.query_one(Transcript).to_bottom()
+
+    def action_page(self, direction: int) -> None:
+        """Scroll the conversation a page up or down (from the question box too)."""
+        view = self.query_one(Transcript)
+        if direction < 0:
+            view.scroll_page_up(animate=False)
+        else:
+            view.scroll_page_down(animate=False)

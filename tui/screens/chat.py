@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import gc
-import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -17,7 +13,8 @@ from textual.binding import Binding
 from textual.events import Key
 from textual.widgets import Input
 
-from agent import AgentError, DocsIndex, RunFinished, Session, TextDelta
+from agent import DocsIndex, RunFinished, Session, TextDelta
+from tui.collector import keep_long_lived as keep_long_lived  # tests import it from here
 from tui.conversation import Conversation
 from tui.messages import (
     ConversationReset,
@@ -27,9 +24,10 @@ from tui.messages import (
     RunBegan,
     RunFailed,
 )
+from tui.preparation import IndexPreparation
 from tui.render import indexing_label
 from tui.screens.base import Command, TraceScreen
-from tui.state import ViewState, reduce_all
+from tui.state import ViewState
 from tui.statefiles.history import History
 from tui.widgets.example_line import ExampleLine
 from tui.widgets.header_bar import HeaderBar
@@ -42,30 +40,6 @@ from tui.widgets.welcome import Welcome
 
 TEXT_REDRAW_S = 0.05  # streamed text is drawn at most this often, however small its pieces
 NEW_AFTER_CANCEL = "cancelled the running question; new conversation"
-
-
-def keep_long_lived(*, thaw: bool = False) -> None:
-    """Collect the garbage, then exempt what is left from later passes (after the first
-    frame, and after each run); `thaw` first puts the frozen objects back (a new
-    conversation: cycles the cleared one froze are freed, about 1,000 objects a long
-    answer, else kept to the end).
-
-    What outlives a run (the conversation, its view, the app) is kept to the end, yet
-    each full pass of the collector walked all of it: passes grew with the session to
-    a fifth of a second, taken in the middle of the next answer's stream. Frozen, a pass
-    walks only what the runs since made. Reference counting still frees frozen objects;
-    only cycles among them that die later are kept (the transcript makes no widget per
-    entry, so there are few). Measured in tests/bench/bench_session.py: full passes
-    of 60-280 ms in the middle of answers gone, RSS growth still about 0.25 MB a question.
-    """
-    if thaw:
-        gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-class _Closing(Exception):
-    """Raised in the indexing thread when the screen goes away."""
 
 
 class ChatScreen(TraceScreen):
@@ -117,21 +91,13 @@ class ChatScreen(TraceScreen):
         self.max_steps = session.agent.max_steps
         self.docs, self.model, self.mode = docs, model, mode
         self.question = question
-        self.index = index
+        self.preparation = IndexPreparation(index, self.post_message) if index is not None else None
         self.indexing: tuple[int, int] | None = None  # files done and to do, while indexing
-        self._index_stop = threading.Event()
-        # A run's last events are reduced off the screen's thread: checking the answer's
-        # citations parses its Markdown, a third of a second for 200 KB, and keys wait.
-        self._reducer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docsagent-reduce")
         self._started = 0.0
         self.failure: str | None = None  # why the latest question failed, for the notice line
         self.examples: tuple[str, ...] = ()
-        self._cancelled_for_new = False  # ctrl+n cancelled a run: the fresh view says so
-        self.reset_note: str | None = None  # that, on the notice line until the next question
-        self.state = self._fresh_state()
-
-    def _fresh_state(self) -> ViewState:
-        return ViewState(max_steps=self.max_steps)
+        self.reset_note: str | None = None  # a run cancelled by ctrl+n, until the next question
+        self.state = ViewState(max_steps=self.max_steps)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(docs=self.docs, model=self.model, mode=self.mode)
@@ -154,44 +120,11 @@ class ChatScreen(TraceScreen):
         self.render_state()
         self.set_interval(0.2, self._tick)
         self.call_after_refresh(keep_long_lived)  # the app itself, once its first frame is up
-        # A daemon thread of its own, not a Textual thread worker: those run in asyncio's
-        # default executor, which the app's shutdown waits for, so quitting waited for a
-        # run stuck on a hung endpoint. Quitting closes the run's trace (`stop`) instead.
-        worker = threading.Thread(target=self.conversation.serve, name="docsagent-run", daemon=True)
-        worker.start()
-        if self.index is not None:  # once the first frame is drawn: it does not wait for this
-            self.call_after_refresh(self._prepare_index, self.index)
+        self.conversation.start()
+        if self.preparation is not None:  # once the first frame is drawn: it does not wait
+            self.call_after_refresh(self.preparation.start)
         if self.question:
             self.ask(self.question)
-
-    def _prepare_index(self, index: DocsIndex) -> None:
-        # A daemon thread, as the run's: quitting does not wait for indexing to notice.
-        threading.Thread(
-            target=self._index_thread, args=(index,), name="docsagent-index", daemon=True
-        ).start()
-
-    def _index_thread(self, index: DocsIndex) -> None:
-        # A search waits for this; the screen shows progress from the messages.
-        shown = -1
-
-        def progress(done: int, total: int) -> None:
-            nonlocal shown
-            if self._index_stop.is_set():
-                raise _Closing  # the app is quitting: stop indexing (the update rolls back)
-            if done * 100 // total != shown:
-                shown = done * 100 // total
-                self.post_message(IndexProgressed(done, total))
-
-        examples: tuple[str, ...] = ()
-        try:
-            report = index.prepare(progress)
-            notice = "; ".join(line for line in (report.notice, report.skipped_line) if line)
-            examples = tuple(index.example_questions())
-        except _Closing:
-            return
-        except Exception as exc:  # a bug below us: one line, and searches will say more
-            notice = f"the search index failed: {type(exc).__name__}: {exc}"
-        self.post_message(IndexReady(notice, examples))
 
     def on_index_progressed(self, message: IndexProgressed) -> None:
         self.indexing = (message.done, message.total)
@@ -248,12 +181,9 @@ class ChatScreen(TraceScreen):
     def on_example_line_picked(self, message: ExampleLine.Picked) -> None:
         self.ask(message.question)
 
-    def on_unmount(self) -> None:
-        self.stop()
-
     def stop(self) -> None:
-        self._index_stop.set()
-        self._reducer.shutdown(wait=False)
+        if self.preparation is not None:
+            self.preparation.stop()
         self.conversation.close()  # the worker thread ends and the run's trace is closed
 
     @on(Input.Submitted, "#question")
@@ -280,16 +210,11 @@ class ChatScreen(TraceScreen):
         self.trace = message.trace
 
     async def on_events_arrived(self, message: EventsArrived) -> None:
-        events = self.conversation.take()
+        self.state, events = await self.conversation.reduce(self.state)
         if not events:
             return
-        if any(isinstance(e, RunFinished) for e in events) and not self._index_stop.is_set():
-            # The screen's next messages wait for this (in order); keys go to the box meanwhile.
-            loop = asyncio.get_running_loop()
-            self.state = await loop.run_in_executor(self._reducer, reduce_all, events, self.state)
+        if any(isinstance(event, RunFinished) for event in events):
             self.call_after_refresh(keep_long_lived)
-        else:
-            self.state = reduce_all(events, self.state)
         if all(isinstance(event, TextDelta) for event in events):
             self.schedule_render(within=TEXT_REDRAW_S)
         else:
@@ -300,9 +225,8 @@ class ChatScreen(TraceScreen):
         self.render_state()
 
     def on_conversation_reset(self, message: ConversationReset) -> None:
-        self.reset_note = NEW_AFTER_CANCEL if self._cancelled_for_new else None
-        self._cancelled_for_new = False
-        self.state = self._fresh_state()
+        self.reset_note = NEW_AFTER_CANCEL if message.cancelled else None
+        self.state = ViewState(max_steps=self.max_steps)
         self.trace = None  # the bar shows the trace folder again, not the last run's file
         self.query_one(Transcript).clear_entries()
         self.render_state()
@@ -315,50 +239,16 @@ class ChatScreen(TraceScreen):
 
     def action_new(self) -> None:
         """Start a fresh conversation (a running question is cancelled, and the notice says so)."""
-        if self.state.busy:
-            self._cancelled_for_new = True
+        busy = self.state.busy
         self.action_cancel()
-        self.conversation.reset()
+        self.conversation.reset(cancelled=busy)
         self.query_one(Input).focus()
-
-    def action_top(self) -> None:
-        """Scroll to the start of the conversation (the first question)."""
-        self.query_one(Transcript).to_top()
-
-    def action_bottom(self) -> None:
-        """Scroll to the newest entry and follow the run again."""
-        self.query_one(Transcript).to_bottom()
-
-    def action_page(self, direction: int) -> None:
-        """Scroll the conversation a page up or down (from the question box too)."""
-        view = self.query_one(Transcript)
-        if direction < 0:
-            view.scroll_page_up(animate=False)
-        else:
-            view.scroll_page_down(animate=False)
 
     def action_open_trace(self) -> None:
         """Pick a recent trace and replay it."""
-        from tui.screens.trace_picker import TracePicker
+        from tui.screens.trace_picker import TracePicker, replay_picked
 
-        self.app.push_screen(TracePicker(self.trace_dir), self._replay)
-
-    def _replay(self, path: Path | None) -> None:
-        if path is None:
-            return
-        from agent import read_trace
-        from tui.screens.replay import ReplayScreen
-
-        try:
-            trace = read_trace(path)
-        except AgentError as exc:
-            self.notify(str(exc), title="cannot replay", severity="error")
-            return
-        self.app.push_screen(ReplayScreen(trace, path=path, standalone=False))
-
-    def action_copy(self) -> None:
-        """Copy the answer, or the focused card's whole text."""
-        self.copy_text()
+        self.app.push_screen(TracePicker(self.trace_dir), partial(replay_picked, self.app))
 
     def action_export(self) -> None:
         """Export the latest run as Markdown beside its trace."""

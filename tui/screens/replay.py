@@ -282,10 +282,6 @@ class ReplayScreen(TraceScreen):
         self._pause()
         self._go(self.replayer.total)
 
-    def action_copy(self) -> None:
-        """Copy the answer, or the focused card's whole text."""
-        self.copy_text()
-
     def action_export(self) -> None:
         """Export the replayed trace (all of it) as Markdown beside it."""
         self.export_run()

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from agent import TraceSummary, recent_traces
+from agent import AgentError, TraceSummary, read_trace, recent_traces
 from tui.outcomes import outcome_label
 from tui.render import elide_left, shown
 
@@ -57,6 +58,21 @@ class TracePicker(ModalScreen[Path | None]):
     def action_dismiss_none(self) -> None:
         """Close without picking."""
         self.dismiss(None)
+
+
+def replay_picked(app: App[Any], path: Path | None) -> None:
+    """Replay the trace picked (if any) over the live screen; a trace that cannot be read
+    is named in a notification."""
+    if path is None:
+        return
+    from tui.screens.replay import ReplayScreen
+
+    try:
+        trace = read_trace(path)
+    except AgentError as exc:
+        app.notify(str(exc), title="cannot replay", severity="error")
+        return
+    app.push_screen(ReplayScreen(trace, path=path, standalone=False))
 
 
 def _details(trace: TraceSummary) -> str:

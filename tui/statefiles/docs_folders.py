@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
+from agent import write_atomic
 from tui.statefiles.statefile import StateFileError, read_state
 
 MAX_FOLDERS = 200
@@ -63,13 +63,4 @@ def remember(file: Path, folder: Path) -> None:
     with contextlib.suppress(OSError, StateFileError):
         if read_state(file, limit=MAX_BYTES) is None and os.path.lexists(file):
             return  # a dangling link: left alone
-        file.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".docs-folders-", dir=file.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
-            os.replace(temporary, file)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        write_atomic(file, text)

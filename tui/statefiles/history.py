@@ -8,12 +8,10 @@ the meantime is read back first and kept.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from agent import write_atomic
 from tui.statefiles.statefile import StateFileError, read_state
 
 MAX_QUESTIONS = 500
@@ -106,15 +104,5 @@ def _read(path: Path | None) -> list[str]:
 
 
 def _write(path: Path, questions: list[str]) -> None:
-    """Replace `path` with `questions` at once: a temporary file beside it, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions)
-    handle, temporary = tempfile.mkstemp(prefix=".history-", dir=path.parent)  # mode 0600
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Replace `path` with `questions` at once (mode 0600: the questions are the user's own)."""
+    write_atomic(path, "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions))

@@ -7,12 +7,11 @@ be read gives the defaults and one line saying why, never an exception.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent import write_atomic
 from tui.statefiles.statefile import StateFileError, read_state
 
 
@@ -63,14 +62,9 @@ def save_settings(path: Path, settings: Settings) -> str | None:
     if not isinstance(data, dict):
         data = {}
     data["theme"] = settings.theme
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        temporary.replace(path)  # whole or not at all: a crash never leaves half a file
+        write_atomic(path, json.dumps(data, indent=2) + "\n")  # a crash never leaves half a file
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)
         return f"cannot save the settings to {path}: {_reason(exc)}"
     return None
 

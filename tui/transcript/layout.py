@@ -1,15 +1,16 @@
-"""The transcript's lines: entries laid out at a width, drawn only where someone looks.
+"""Blocks of pieces as lines at a width: a height index, and the lines of a few pieces.
 
-Each entry is a block of pieces (`tui.transcript.blocks`). The layout keeps every piece's height
-and, per block, where it starts (a prefix sum, brought up to date from the first block
-that changed: usually only the last one, as an answer streams), so a line number finds
-its entry and piece by bisection. The lines themselves are kept for a bounded number of
-pieces, the most recently drawn (`CACHE_LINES`); other pieces keep their height only and
-are drawn again when they come back into view. A width change keeps the old heights as
-estimates and draws again as pieces are looked at or measured (`measure`, in steps).
+The layout keeps every piece's height and, per block, where it starts (a prefix sum,
+brought up to date from the first block that changed: usually only the last one, as an
+answer streams), so a line number finds its block and piece by bisection. The lines
+themselves are kept for a bounded number of pieces, the most recently drawn
+(`CACHE_LINES`); other pieces keep their height only and are drawn again when they come
+back into view. A width change keeps the old heights as estimates and measures again as
+pieces are looked at or measured (`measure`, in steps).
 
-Nothing here imports Textual: rendering goes through a rich `Console`, so the layout is
-tested with exact text from a console of a given width.
+What a piece is does not matter here: it draws itself (`tui.transcript.pieces.Piece`),
+and equal pieces draw the same lines, so drawn lines are kept by piece. Nothing here
+imports Textual: tests read exact text from a rich console of a given width.
 """
 
 from __future__ import annotations
@@ -18,223 +19,158 @@ import bisect
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 
-from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions
-from rich.segment import Segment
-from rich.text import Text
-
-from tui.terminal import visible
-from tui.transcript.blocks import TEXT_MARGIN, Block, Piece, block_for, line_renderable
-from tui.transcript.entries import Card, Entry, TurnEntry
+from tui.transcript.pieces import Line, Pen, Piece
 
 CACHE_LINES = 1_000
 """Lines kept drawn (a few screens); the others are drawn again when scrolled back to."""
 
-Line = list[Segment]
-
-
-def _wrap(line: str, width: int) -> list[str] | None:
-    """An ASCII line of single spaces cut at spaces to `width`, as rich cuts it; None when
-    a word is longer than `width` (rich folds it, with its own rules for the spaces)."""
-    parts, start = [], 0
-    while len(line) - start > width:
-        cut = line.rfind(" ", start, start + width + 1)
-        if cut <= start:
-            return None
-        parts.append(line[start:cut])
-        start = cut + 1
-    parts.append(line[start:])
-    return parts
-
-
-def _simple_wrap(line: str, width: int) -> list[str] | None:
-    if not line.isascii() or "  " in line or "\t" in line or line[:1] == " " or line[-1:] == " ":
-        return None
-    return _wrap(line, width)
+Mark = tuple[int, int, int, int]
 
 
 class Layout:
-    """Entries as lines at `width`: heights for all of them, drawn lines for a few."""
+    """Blocks of pieces as lines at `width`: heights for all of them, drawn lines for a few."""
 
-    def __init__(
-        self, console: Console, options: ConsoleOptions, *, cache_lines: int = CACHE_LINES
-    ) -> None:
-        self.console = console
-        self.options = options
+    def __init__(self, pen: Pen, *, cache_lines: int = CACHE_LINES) -> None:
+        self.pen = pen
         self.cache_lines = cache_lines
         self.width = 0
-        self.entries: Sequence[Entry] = ()
-        self.blocks: list[Block] = []
-        self.expanded: set[str] = set()  # call ids of the cards shown whole
+        self._pieces: list[tuple[Piece, ...]] = []
+        self._heights: list[list[int]] = []  # each piece's, exact where measured at `width`
+        self._widths: list[list[int]] = []  # the width each height was measured at
+        self._totals: list[int] = []  # each block's height
         self._starts: list[int] = [0]  # _starts[i]: the first line of block i; then the end
         self._valid = 0  # _starts is right up to block _valid
-        self._stale: set[int] = set()  # blocks with pieces not drawn at `width`
-        self._cache: OrderedDict[Piece, int] = OrderedDict()  # drawn pieces, oldest first
-        self._cached = 0  # the lines they hold
+        self._stale: set[int] = set()  # blocks with pieces not measured at `width`
+        self._cache: OrderedDict[Piece, list[Line]] = OrderedDict()  # oldest drawn first
+        self._cached = 0  # the lines it holds
 
-    # -- entries ----------------------------------------------------------------------
+    # -- blocks -----------------------------------------------------------------------
 
-    def update(self, entries: Sequence[Entry]) -> int:
-        """Show `entries`; only blocks whose entry changed (by identity) are made again.
+    def __len__(self) -> int:
+        return len(self._pieces)
 
-        Returns the index of the first block that changed (len(entries) if none did).
-        """
-        first = len(entries)
-        blocks = self.blocks
-        for index, entry in enumerate(entries):
-            old = blocks[index] if index < len(blocks) else None
-            if old is not None and old.entry is entry:
-                continue
-            first = min(first, index)
-            same_kind = old is not None and type(old.entry) is type(entry)
-            self._set_block(index, block_for(entry, old if same_kind else None, self.expanded))
-        if len(blocks) > len(entries):
-            for block in blocks[len(entries) :]:
-                self._forget(block.pieces)
-            del blocks[len(entries) :]
-            self._stale = {i for i in self._stale if i < len(entries)}
-            first = min(first, len(entries))
-        self.entries = entries
-        self._valid = min(self._valid, first)
-        del self._starts[len(blocks) + 1 :]
-        return first
+    def pieces(self, index: int) -> tuple[Piece, ...]:
+        """The pieces of block `index`."""
+        return self._pieces[index]
 
-    def _set_block(self, index: int, block: Block) -> None:
-        if index < len(self.blocks):
-            kept = set(block.pieces)
-            self._forget([p for p in self.blocks[index].pieces if p not in kept])
-            self.blocks[index] = block
+    def put(self, index: int, pieces: Sequence[Piece]) -> None:
+        """Show `pieces` as block `index` (`len(self)`: a new block at the end); a piece
+        equal to one the block had keeps its height."""
+        new = tuple(pieces)
+        known: dict[Piece, tuple[int, int]] = {}
+        if index < len(self._pieces):
+            old = self._pieces[index]
+            measured = zip(self._heights[index], self._widths[index], strict=True)
+            known = dict(zip(old, measured, strict=True))
+            self._forget(set(old).difference(new))
         else:
-            self.blocks.append(block)
+            self._pieces.append(new)
+            self._heights.append([])
+            self._widths.append([])
+            self._totals.append(0)
             self._starts.append(0)
-        if any(piece.width != self.width for piece in block.pieces):
+        heights, widths = [], []
+        for piece in new:
+            lines = self._cache.get(piece)
+            height, width = (
+                (len(lines), self.width) if lines is not None else known.get(piece, (1, -1))
+            )
+            heights.append(height)
+            widths.append(width)
+        self._pieces[index], self._heights[index], self._widths[index] = new, heights, widths
+        self._totals[index] = sum(heights)
+        if any(width != self.width for width in widths):
             self._stale.add(index)
         self._valid = min(self._valid, index)
 
-    def _forget(self, pieces: Sequence[Piece]) -> None:
+    def cut(self, count: int) -> None:
+        """Keep the first `count` blocks only."""
+        for pieces in self._pieces[count:]:
+            self._forget(pieces)
+        for kept in (self._pieces, self._heights, self._widths, self._totals):
+            del kept[count:]
+        del self._starts[count + 1 :]
+        self._stale = {index for index in self._stale if index < count}
+        self._valid = min(self._valid, count)
+
+    def _forget(self, pieces: Sequence[Piece] | set[Piece]) -> None:
         for piece in pieces:
-            if piece.key[0] == "blank":
-                continue  # shared by every block
             lines = self._cache.pop(piece, None)
             if lines is not None:
-                self._cached -= lines
+                self._cached -= len(lines)
 
     def set_width(self, width: int) -> None:
-        """Lay out at `width`: heights stay as estimates until pieces are drawn again."""
+        """Lay out at `width`: heights stay as estimates until pieces are measured again."""
         if width == self.width:
             return
         self.width = width
-        for piece in self._cache:
-            piece.lines = None
         self._cache.clear()
         self._cached = 0
-        self._stale = set(range(len(self.blocks)))
-
-    # -- cards ------------------------------------------------------------------------
-
-    def toggle(self, call_id: str) -> None:
-        """Expand the card of `call_id`, or collapse it."""
-        self.expanded ^= {call_id}
-        for index, block in enumerate(self.blocks):
-            if any(piece.card == call_id for piece in block.pieces):
-                self._set_block(index, block_for(block.entry, block, self.expanded))
-
-    def cards(self) -> list[str]:
-        """The call ids of every card, top to bottom."""
-        return [p.card for block in self.blocks for p in block.pieces if p.card is not None]
-
-    def card(self, call_id: str) -> Card | None:
-        """The card of `call_id`, if it is shown."""
-        for block in self.blocks:
-            if isinstance(block.entry, TurnEntry):
-                for card in block.entry.cards:
-                    if card.call_id == call_id:
-                        return card
-        return None
-
-    def card_spans(self) -> list[tuple[str, int, int]]:
-        """Every card's call id and lines [start, end), top to bottom."""
-        spans = []
-        for index, block in enumerate(self.blocks):
-            y = self.start(index)
-            for piece in block.pieces:
-                if piece.card is not None:
-                    spans.append((piece.card, y, y + piece.count))
-                y += piece.count
-        return spans
-
-    def card_span(self, call_id: str) -> tuple[int, int] | None:
-        """The lines [start, end) of the card of `call_id`."""
-        for index, block in enumerate(self.blocks):
-            y = self.start(index)
-            for piece in block.pieces:
-                if piece.card == call_id:
-                    return y, y + piece.count
-                y += piece.count
-        return None
+        self._stale = set(range(len(self._pieces)))
 
     # -- lines ------------------------------------------------------------------------
 
     @property
     def height(self) -> int:
-        """Lines in all (estimates included for pieces not drawn at this width)."""
-        return self.start(len(self.blocks))
+        """Lines in all (estimates included for pieces not measured at this width)."""
+        return self.start(len(self._pieces))
 
     def start(self, index: int) -> int:
-        """The first line of block `index` (the height, for `len(blocks)`)."""
-        starts, blocks = self._starts, self.blocks
+        """The first line of block `index` (the height, for `len(self)`)."""
+        starts, totals = self._starts, self._totals
         for i in range(self._valid, index):
-            starts[i + 1] = starts[i] + blocks[i].count
+            starts[i + 1] = starts[i] + totals[i]
         self._valid = max(self._valid, index)
         return starts[index]
+
+    def placed(self, index: int) -> Iterator[tuple[Piece, int, int]]:
+        """Each piece of block `index` with its lines [start, end)."""
+        y = self.start(index)
+        for piece, height in zip(self._pieces[index], self._heights[index], strict=True):
+            yield piece, y, y + height
+            y += height
 
     def locate(self, y: int) -> tuple[int, int, int] | None:
         """(block, piece, line in the piece) of line `y`, or None past the end."""
         if not 0 <= y < self.height:
             return None
-        index = bisect.bisect_right(self._starts, y, 0, len(self.blocks)) - 1
+        index = bisect.bisect_right(self._starts, y, 0, len(self._pieces)) - 1
         offset = y - self._starts[index]
-        for number, piece in enumerate(self.blocks[index].pieces):
-            if offset < piece.count:
+        for number, height in enumerate(self._heights[index]):
+            if offset < height:
                 return index, number, offset
-            offset -= piece.count
+            offset -= height
         return None
 
-    def mark(self, y: int) -> tuple[int, int, int, int] | None:
+    def mark(self, y: int) -> Mark | None:
         """Where line `y` is (block, piece, line in the piece, the piece's height), to find
         the same text again once heights change (`marked`)."""
         found = self.locate(y)
         if found is None:
             return None
         index, number, offset = found
-        return index, number, offset, self.blocks[index].pieces[number].count
+        return index, number, offset, self._heights[index][number]
 
-    def marked(self, mark: tuple[int, int, int, int]) -> int:
+    def marked(self, mark: Mark) -> int:
         """The line `mark` points at now: its offset in the piece scaled to the new height."""
         index, number, offset, count = mark
-        if index >= len(self.blocks):
+        if index >= len(self._pieces):
             return self.height
-        pieces = self.blocks[index].pieces
-        number = min(number, len(pieces) - 1)
-        y = self.start(index) + sum(piece.count for piece in pieces[:number])
-        height = pieces[number].count
+        heights = self._heights[index]
+        number = min(number, len(heights) - 1)
+        y = self.start(index) + sum(heights[:number])
+        height = heights[number]
         return y + min(offset * height // max(count, 1), max(height - 1, 0))
 
-    def line(self, y: int) -> tuple[Line, str | None]:
-        """Line `y` (drawn now if its piece is not kept) and the card it belongs to."""
+    def line(self, y: int) -> tuple[Line, Piece | None]:
+        """Line `y` with its piece's bar (drawn now if its piece is not kept), and the piece."""
         found = self.locate(y)
         if found is None:
             return [], None
         index, number, offset = found
-        block = self.blocks[index]
-        piece = block.pieces[number]
-        lines = self._draw(index, piece)
-        if piece in self._cache:
-            self._cache.move_to_end(piece)
-        line = lines[offset] if offset < len(lines) else []
-        if piece.key[0] == "chunk" and block.bar:
-            line = [*block.bar, *line]
-        return line, piece.card
+        piece = self._pieces[index][number]
+        lines = self._draw(index, number)
+        return [*piece.bar, *(lines[offset] if offset < len(lines) else [])], piece
 
     def lines(self, start: int, end: int) -> Iterator[Line]:
         """Lines [start, end), for tests and plain-text views."""
@@ -249,34 +185,36 @@ class Layout:
             return
         index, number, offset = found
         y = first - offset  # where piece `number` starts
-        for block_index in range(index, len(self.blocks)):
-            pieces = self.blocks[block_index].pieces
-            for piece in pieces[number:]:
+        for block in range(index, len(self._pieces)):
+            for at in range(number, len(self._pieces[block])):
                 if y >= top + rows:
                     return
-                self._draw(block_index, piece)
-                y += piece.count
+                self._draw(block, at)
+                y += self._heights[block][at]
             number = 0
 
     def prepare_end(self, rows: int) -> None:
-        """Draw the pieces of the last `rows` lines (following the newest entry)."""
+        """Draw the pieces of the last `rows` lines (following the newest block)."""
         covered = 0
-        for index in range(len(self.blocks) - 1, -1, -1):
-            for piece in reversed(self.blocks[index].pieces):
-                self._draw(index, piece)
-                covered += piece.count
+        for block in range(len(self._pieces) - 1, -1, -1):
+            for at in range(len(self._pieces[block]) - 1, -1, -1):
+                covered += len(self._draw(block, at))
                 if covered >= rows:
                     return
 
     def measure(self, budget: int) -> bool:
-        """Draw pieces not drawn at this width, newest first, for about `budget` characters
-        of Markdown; True once every height is exact."""
+        """Measure pieces not measured at this width, newest first, for about `budget`
+        characters of Markdown; True once every height is exact."""
         for index in sorted(self._stale, reverse=True):
-            for piece in reversed(self.blocks[index].pieces):
-                if piece.width != self.width:
+            pieces, widths = self._pieces[index], self._widths[index]
+            for at in range(len(pieces) - 1, -1, -1):
+                if widths[at] != self.width:
                     if budget <= 0:
                         return False
-                    self._draw(index, piece)
+                    piece = pieces[at]
+                    lines = self._cache.get(piece)
+                    height = len(lines) if lines is not None else piece.height(self.pen, self.width)
+                    self._settle(index, at, height)
                     budget -= max(piece.cost, 1)
             self._stale.discard(index)
         return True
@@ -286,61 +224,31 @@ class Layout:
         """Whether every piece has its height at this width."""
         return not self._stale
 
-    def _draw(self, index: int, piece: Piece) -> list[Line]:
-        """The lines of `piece` at this width, drawn if not kept; its height is updated."""
-        if piece.lines is not None and piece.width == self.width:
-            return piece.lines
-        width = self.width
-        bar = sum(segment.cell_length for segment in piece.bar)
-        if piece.key[0] == "chunk":
-            bar = TEXT_MARGIN  # the block's bar is put before the lines when they are read
-        if piece.key[0] == "blank":
-            lines: list[Line] = [[*piece.bar, Segment(" " * max(width - bar, 0))]]
-        elif piece.key[0] == "chunk" and not piece.key[3]:
-            lines = self._plain(visible(piece.text), max(width - bar, 1))
-            lines = [[*piece.bar, *line] for line in lines] if piece.bar else lines
-        else:
-            inner = max(width - bar, 1)
-            options = self.options.update_width(inner)
-            renderable = line_renderable(piece, inner)
-            drawn = self.console.render_lines(renderable, options, style=piece.style)
-            if piece.gap and drawn and "".join(s.text for s in drawn[0]).strip():
-                drawn.insert(0, [Segment(" " * inner)])  # lists and code bring their own
-            lines = [[*piece.bar, *line] for line in drawn] if piece.bar else drawn
-        if piece.count != len(lines):
-            piece.count = len(lines)
-            self._valid = min(self._valid, index)
-        piece.lines, piece.width = lines, width
-        self._cache[piece] = len(lines)
-        self._cached += len(lines)
-        while self._cached > self.cache_lines and len(self._cache) > 1:
-            oldest, count = self._cache.popitem(last=False)
-            oldest.lines = None
-            self._cached -= count
-        return lines
-
-    def _plain(self, text: str, width: int) -> list[Line]:
-        """Plain text wrapped at `width`, as rich wraps it: a line that fits is one segment.
-
-        Hand-written for the lines that fit (most of them): rich wrapped a whole plain chunk
-        at about 2.5 ms a kilobyte, most of an instant replay of a 200 KB answer. Lines that
-        do not fit, or hold tabs, are wrapped by rich.
-        """
-        options = self.options.update_width(width)
-        lines: list[Line] = []
-        for line in text.split("\n"):
-            size = width + 1 if "\t" in line else len(line) if line.isascii() else cell_len(line)
-            if size <= width:
-                lines.append([Segment(line), Segment(" " * (width - size))])
-            elif (parts := _simple_wrap(line, width)) is not None:
-                lines += ([Segment(part), Segment(" " * (width - len(part)))] for part in parts)
-            else:
-                rich_line = Text(line)
-                rich_line.expand_tabs()  # as rich's wrap of a whole text does
-                lines.extend(self.console.render_lines(rich_line, options))
-        return lines
-
     @property
     def kept_lines(self) -> int:
         """Lines held drawn now (bounded by `cache_lines`, but for one piece taller than it)."""
         return self._cached
+
+    def _draw(self, index: int, number: int) -> list[Line]:
+        """The lines of piece `number` of block `index` at this width, drawn if not kept."""
+        piece = self._pieces[index][number]
+        lines = self._cache.get(piece)
+        if lines is not None:
+            self._cache.move_to_end(piece)
+        else:
+            lines = piece.lines(self.pen, self.width)
+            self._cache[piece] = lines
+            self._cached += len(lines)
+            while self._cached > self.cache_lines and len(self._cache) > 1:
+                self._cached -= len(self._cache.popitem(last=False)[1])
+        self._settle(index, number, len(lines))
+        return lines
+
+    def _settle(self, index: int, number: int, height: int) -> None:
+        """Piece `number` of block `index` is `height` lines at this width."""
+        heights = self._heights[index]
+        if heights[number] != height:
+            self._totals[index] += height - heights[number]
+            heights[number] = height
+            self._valid = min(self._valid, index)
+        self._widths[index][number] = self.width

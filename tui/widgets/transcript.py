@@ -2,8 +2,8 @@
 
 One line-API widget instead of a widget per entry: Textual laid out and composited every
 mounted entry on each refresh, so a long session slowed every key. Here a refresh draws
-the rows on screen from `tui.transcript.layout`, which knows every entry's height and keeps drawn
-lines for a few screens only.
+the rows on screen from `tui.transcript.layout`, which knows every entry's height and keeps
+drawn lines for a few screens only.
 
 Tool cards are picked with a cursor: Tab and shift+Tab move it from card to card (past
 the last, on to the question box), Enter or a click expands a card or collapses it.
@@ -21,7 +21,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.transcript.entries import Card, Entry, UserEntry
-from tui.transcript.layout import Layout
+from tui.transcript.model import TranscriptModel
+from tui.transcript.pieces import Pen
 
 STEP_CHARS = 1_000
 """Markdown drawn at a time beyond what shows (a text seen whole: replay, a new width)."""
@@ -56,7 +57,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._layout: Layout | None = None
+        self._model: TranscriptModel | None = None
         self.entries: Sequence[Entry] = ()
         self.selected: str | None = None  # the call id of the card under the cursor
         self.following = True
@@ -64,19 +65,19 @@ class Transcript(ScrollView, can_focus=True):
         self._rewrapping = False  # the width changed and the lines are not all wrapped again
 
     @property
-    def model(self) -> Layout:
-        """The layout of the entries (made once the app's console is there)."""
-        if self._layout is None:
+    def model(self) -> TranscriptModel:
+        """The entries as blocks of pieces (made once the app's console is there)."""
+        if self._model is None:
             options = self.app.console_options.update(highlight=False)
-            self._layout = Layout(self.app.console, options)
-            self._layout.update(self.entries)
-        return self._layout
+            self._model = TranscriptModel(Pen(self.app.console, options))
+            self._model.update(self.entries)
+        return self._model
 
     @property
     def settled(self) -> bool:
         """Whether the newest entries given are laid out whole at the current width."""
-        layout = self._layout
-        return layout is not None and layout.entries is self.entries and layout.settled
+        model = self._model
+        return model is not None and model.entries is self.entries and model.layout.settled
 
     # -- showing ----------------------------------------------------------------------
 
@@ -85,8 +86,8 @@ class Transcript(ScrollView, can_focus=True):
         if entries is self.entries:
             return
         self.entries = entries
-        if self.is_attached and self._layout is not None:
-            self._layout.update(entries)
+        if self.is_attached and self._model is not None:
+            self._model.update(entries)
         self._step()
 
     def clear_entries(self) -> None:
@@ -112,7 +113,7 @@ class Transcript(ScrollView, can_focus=True):
         if not self.is_attached or region.width <= 0:
             return
         began = time.perf_counter()  # drawing what shows counts toward the step's time
-        layout = self.model
+        layout = self.model.layout
         self._rewrapping = layout.width != region.width or self._rewrapping
         mark = None
         if anchor and self._rewrapping and not self.following:
@@ -147,16 +148,17 @@ class Transcript(ScrollView, can_focus=True):
             self.following = True
         elif new_value < old_value:  # scrolled up (growth below never moves it)
             self.following = False
-        if round(old_value) != round(new_value) and self._layout is not None:
-            self._layout.prepare(round(new_value), self.scrollable_content_region.height)
-            height = self._layout.height
-            if height != self.virtual_size.height:
-                self.virtual_size = Size(self.virtual_size.width, height)
+        if round(old_value) != round(new_value) and self._model is not None:
+            layout = self._model.layout
+            layout.prepare(round(new_value), self.scrollable_content_region.height)
+            if layout.height != self.virtual_size.height:
+                self.virtual_size = Size(self.virtual_size.width, layout.height)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        segments, card = self.model.line(round(self.scroll_y) + y)
+        segments, piece = self.model.layout.line(round(self.scroll_y) + y)
         strip = Strip(segments).crop_extend(0, width, None)
+        card = piece.call_id if piece is not None else None
         if card is not None and card == self.selected and self.has_focus:
             strip = strip.apply_style(self.get_component_rich_style("transcript--cursor"))
         return strip.apply_style(self.rich_style)
@@ -175,10 +177,10 @@ class Transcript(ScrollView, can_focus=True):
 
     def action_question(self, direction: int) -> None:
         """Scroll to the question before (-1) or after (+1) the top of the view."""
-        layout, top = self.model, round(self.scroll_y)
+        layout, top = self.model.layout, round(self.scroll_y)
         starts = [  # a question's line, below the blank line that sets it apart
             layout.start(i) + 1
-            for i, block in enumerate(layout.blocks)
+            for i, block in enumerate(self.model.blocks)
             if isinstance(block.entry, UserEntry)
         ]
         later = [y for y in starts if y > top]
@@ -277,7 +279,8 @@ class Transcript(ScrollView, can_focus=True):
             self.following = True
 
     def on_click(self, event: Click) -> None:
-        _, card = self.model.line(round(self.scroll_y) + event.y)
+        _, piece = self.model.layout.line(round(self.scroll_y) + event.y)
+        card = piece.call_id if piece is not None else None
         if card is None:
             return
         event.stop()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agent.atomic import write_atomic
 from agent.models.openai.window import Facts
 
 MAX_AGE_S = 7 * 24 * 3600.0
@@ -71,10 +71,7 @@ class KnownEndpoints:
             entries[_key(url, model)] = _entry(known)
             kept = dict(list(entries.items())[-MAX_ENTRIES:])
             with contextlib.suppress(OSError):
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                temporary = self.path.with_name(f".{FILE_NAME}.{os.getpid()}")
-                temporary.write_text(json.dumps({"version": 1, "endpoints": kept}))
-                os.replace(temporary, self.path)
+                write_atomic(self.path, json.dumps({"version": 1, "endpoints": kept}))
         return known
 
     def _read(self) -> dict[str, Any]:
