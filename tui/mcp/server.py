@@ -110,7 +110,9 @@ def run_mcp(
     what = docs if len(sets) == 1 else ", ".join(f"{s.label} ({s.folder})" for s in sets)
     warn(terminal, f"docsagent: serving {what} over MCP ({where}); trace: {served.path}")
     security = transport_security(host, listener, allow_origins) if listener else None
-    return serve(served, listener=listener, security=security, on_request=ahead.start)
+    return serve(
+        served, listener=listener, security=security, on_request=ahead.start, on_end=ahead.quiet
+    )
 
 
 def open_sets(specs: list[str], options: Options) -> list[DocSet]:
@@ -210,10 +212,12 @@ def serve(
     listener: socket.socket | None = None,
     security: Any = None,
     on_request: Callable[[], None] = lambda: None,
+    on_end: Callable[[], None] = lambda: None,
 ) -> int:
     """Serve over stdio, or HTTP on `listener` (with `security`, the SDK's Host and Origin
     checks: `tui.mcp.http.transport_security`), until the client leaves or the server is
-    stopped; the exit code. The trace is closed on every path (`finally`).
+    stopped; the exit code. The trace is closed on every path (`finally`); `on_end` runs
+    first, before the session's last line.
 
     A stop signal closes the trace and ends the process at once with 128 + N: over stdio
     the SDK reads stdin on a worker thread that no cancel can interrupt. A client that
@@ -240,12 +244,14 @@ def serve(
         if listener is None:  # stdin closed: how a client ends an MCP session over stdio
             why, reason = "the MCP client closed the session", "disconnected"
     except Exception as exc:
+        on_end()
         why, reason = _failure(exc)
         warn(terminal, f"docsagent: the MCP session ended: {why}; trace: {served.path}")
         code = EXIT_ERROR
         if listener is None:
             _quiet_stdout()  # the client is gone: nothing more can reach it
     finally:
+        on_end()
         served.close(why, stop_reason=reason)
     return code
 
