@@ -94,7 +94,7 @@ class Config:
         never a key, credentials or a query string."""
         if self.is_offline or self.model.startswith("script:"):
             return None
-        from agent.models.openai.errors import display_url
+        from agent.models.openai.address import display_url
 
         return display_url(self.base_url or DEFAULT_BASE_URL)
 
@@ -103,7 +103,7 @@ class Config:
         """Whether the endpoint is on this machine or a private network (so: no list price)."""
         if self.endpoint is None:
             return False
-        from agent.models.openai.errors import is_private
+        from agent.models.openai.address import is_private
 
         return is_private(self.base_url or DEFAULT_BASE_URL)
 

@@ -27,8 +27,8 @@ StopReason = Literal[
 ]  # fmt: skip
 """How a run ended. `truncated`: the reply stopped at the length limit (`answer` holds the
 part that came); `empty`: the model sent no text and no tool call; `disconnected`: a served
-session (`docsagent mcp`) that its client closed, the normal end of one (trace version 2;
-version 1 traces said `ended`, which still reads)."""
+session (`docsagent mcp`) that its client closed or left, the normal end of one (trace
+version 2; version 1 traces said `ended`, which still reads)."""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from agent.tools.citations import find_citations
 from agent.trace import Trace
 
 Format = Literal["markdown", "html", "openai"]
-FORMATS: tuple[Format, ...] = ("markdown", "html", "openai")
+EXPORT_FORMATS: tuple[Format, ...] = ("markdown", "html", "openai")
 FOLD_LINES = 12  # longer tool results are folded away
 
 
@@ -63,7 +63,7 @@ class _Run:
     served: bool = False  # a `docsagent mcp` session: no model asked, so no tokens
 
 
-def export(trace: Trace, format: Format) -> str:
+def export_trace(trace: Trace, format: Format) -> str:
     """The trace in `format`."""
     if format == "openai":
         return json.dumps(sent_messages(trace), indent=2, ensure_ascii=False) + "\n"

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from agent.events import Event, RunFinished, ToolCallFinished, ToolCallStarted
 from agent.tools.citations import NUMBERED, READ_HEADER, find_citations, line_number, quotes
-from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.corpus import Corpus
 from agent.tools.docs import DocsContext, docs_registry
+from agent.tools.folder import OutsideDocs
 from agent.tools.sandbox import Unreadable
 from agent.trace import Trace
 
@@ -56,7 +57,7 @@ class RerunReport:
         return all(check.holds for check in self.citations)
 
 
-def rerun(trace: Trace, corpus: Corpus) -> RerunReport:
+def rerun_trace(trace: Trace, corpus: Corpus) -> RerunReport:
     """Run the trace's tool calls again over `corpus` and check the answer's citations."""
     return RerunReport(
         docs=corpus.root,

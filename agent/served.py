@@ -9,14 +9,14 @@ One `ServedTools` is one client session and one trace, in the trace format runs 
 
 Each call is its own step, as if a model had made it, so a replay shows one card per
 look-up and `export` and `rerun` read the trace as they read a run's. The trace ends with
-one `RunFinished` however the session ends, and calls still running then are waited for
-first, so no result is dropped: its stop reason is `disconnected` when the client closed the
-session (the normal end), `cancelled` when a signal stopped the server.
+one `RunFinished` however the session ends (`agent.ending`: the first ending asked for wins),
+and calls still running then are waited for first, so no result is dropped: its stop reason
+is `disconnected` when the client closed the session or went away (the normal end),
+`cancelled` when a signal stopped the server.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import time
@@ -27,7 +27,8 @@ from typing import Any
 from agent.budget import MAX_TOKENS, MIN_TOKENS, Budget
 from agent.defaults import DEFAULT_MAX_OBSERVATION, DEFAULT_RESULT_TOKENS
 from agent.docset import DocSet, across, choose, set_schema
-from agent.errors import ConfigError
+from agent.ending import RunEnding
+from agent.errors import ConfigError, TraceError
 from agent.events import (
     MessageAppended,
     RunFinished,
@@ -35,10 +36,10 @@ from agent.events import (
     StopReason,
     ToolCallFinished,
     ToolCallStarted,
-    Totals,
 )
 from agent.messages import ToolCall, assistant, tool_result
 from agent.observation import cut_name
+from agent.tail import TraceTail
 from agent.tools.arguments import MAX_ARGUMENT_CHARS
 from agent.tools.docs import DocsContext
 from agent.tools.registry import ToolContext, ToolError, ToolOutcome, ToolRegistry
@@ -61,6 +62,35 @@ SERVED_QUESTION = "look-ups by an MCP client"
 
 SERVED_TRACES = "*-" + trace_filename(SERVED_QUESTION).split("-", 3)[3]
 """The glob of a served session's trace file names (after the time stamp, the slug)."""
+
+
+def newest_served(folder: Path, *, after: Path | None = None) -> Path | None:
+    """The newest trace of a `docsagent mcp` session in `folder` (started after `after`).
+
+    Newest by name, which starts with the time the session started: a long session still
+    written to never hides one that started after it.
+    """
+    try:
+        names = sorted(folder.glob(SERVED_TRACES), key=lambda p: p.name, reverse=True)
+    except OSError:
+        return None
+    for path in names:
+        if after is not None and path.name <= after.name:
+            return None
+        if _served(path):
+            return path
+    return None
+
+
+def _served(path: Path) -> bool:
+    """Whether the trace's header names the served model (a header not yet whole: no)."""
+    tail = TraceTail(path)
+    try:
+        tail.read()
+    except TraceError:
+        return True  # said on the screen when it is followed
+    return tail.header is not None and tail.header.get("model") == SERVED_MODEL
+
 
 BOUNDS: dict[str, dict[str, tuple[int, int]]] = {"search_docs": {"limit": (1, MAX_LIMIT)}}
 """Bounds a client is shown in the schema and held to (our own loop clamps instead)."""
@@ -131,26 +161,24 @@ class ServedTools:
                 for s in self.sets
             ]
         try:
-            self._writer = TraceWriter(path, header, clock=clock)
+            writer = TraceWriter(path, header, clock=clock)
         except OSError as exc:
             raise ConfigError(
                 f"cannot write the trace {path}: {exc.strerror or exc}", fields=("trace_dir",)
             ) from None
-        self.path = self._writer.path
+        self.path = writer.path
         self._clock = clock
-        self._began = clock()
+        self.ending = RunEnding(writer, clock=clock, each_call_a_step=True)  # its one writer
         self._lock = threading.RLock()  # a stop signal may close the trace while `close` runs
         self._idle = threading.Condition(self._lock)
         self._calls = 0
         self._running = 0
-        self._totals = Totals()
         self._record(
             RunStarted(question=SERVED_QUESTION, model=SERVED_MODEL, max_steps=0, docs=docs)
         )
 
     def _record(self, event: Any) -> None:
-        self._writer.write(event)
-        self._totals = self._totals.add(event)
+        self.ending.record(event)  # dropped once the session has ended
 
     def schemas(self) -> list[dict[str, Any]]:
         """Each tool's name, description and input schema as a client sees them: every
@@ -246,7 +274,7 @@ class ServedTools:
     @property
     def trace_error(self) -> str | None:
         """Why the trace could not be written (a full disk), once it could not; calls go on."""
-        return self._writer.error
+        return self.ending.error
 
     @property
     def calls(self) -> int:
@@ -256,22 +284,20 @@ class ServedTools:
     def close(
         self, why: str, *, stop_reason: StopReason = "cancelled", wait_s: float = 5.0
     ) -> RunFinished | None:
-        """End the trace (once; later calls do nothing): `why` says how the session ended.
+        """End the trace (once: later calls return None): `why` says how the session ended.
 
-        `stop_reason` is `disconnected` for the normal end (the client closed the session); the
-        default, `cancelled`, is for a session stopped from outside (a signal). Calls still
-        running are given `wait_s` to finish, so their results are traced.
+        `stop_reason` is `disconnected` for the normal end (the client closed the session or
+        went away); the default, `cancelled`, is for a session stopped from outside (a
+        signal). Calls still running are given `wait_s` to finish, so their results are
+        traced; the ending asked for first is the one written, even if a later close (a
+        signal) cuts that wait short.
         """
+        self.ending.claim(stop_reason, why)
         with self._lock:
             self._idle.wait_for(lambda: self._running == 0, timeout=wait_s)
-            if self._writer.finished:
+            if self.ending.final is not None:
                 return None
-            elapsed = self._clock() - self._began
-            each_a_step = dataclasses.replace(self._totals, steps=self._calls)
-            final = each_a_step.finish(stop_reason, elapsed_s=elapsed, error=why)
-            self._writer.write(final)
-        self._writer.close()
-        return final
+            return self.ending.end(stop_reason, why)
 
 
 def _budget(name: str, arguments: dict[str, Any]) -> tuple[Budget, str | None]:

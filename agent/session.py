@@ -1,24 +1,25 @@
 """A conversation: runs questions through an agent, keeps the turns, saves every trace.
 
 Every run's events, as handed out and as written to its trace, end with exactly one
-`RunFinished` on every path: the agent's own ending passes through; a cancel, a failure
-or a consumer that stops reading gets one built here. The agent runs on a background
-thread so that a cancel is answered at once even while the model blocks (a request
-that is not streamed cannot be cut short): the session ends the run `cancelled` itself
-and leaves that thread to finish, dropping whatever it sends later.
+`RunFinished` on every path: each path asks the run's `RunEnding` (`agent.ending`), and
+the first ending asked for wins. The agent's own ending passes through; a cancel, a
+failure, a reader that stops reading or `close` asks for one. The agent runs on a
+background thread so that a cancel is answered at once even while the model blocks (a
+request that is not streamed cannot be cut short): the run is ended `cancelled` at once,
+and that thread is left to finish; whatever it sends later is dropped.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import cast
 
+from agent.ending import RunEnding
 from agent.errors import ConfigError
-from agent.events import Event, MessageAppended, RunFinished, StopReason, Totals
+from agent.events import Event, MessageAppended, RunFinished, Totals
 from agent.loop import Agent
 from agent.messages import Message
 from agent.trace import TraceWriter, trace_header
@@ -79,14 +80,14 @@ class Session:
         self._replace_trace = replace_trace and trace_path is not None
         self.history: list[Message] = []
         self.last_trace: Path | None = None
-        self.last_finished: RunFinished | None = None
         self._pump = _Pump()
-        self._ended = threading.Event()  # the running question's trace has its last line
-        self._ended.set()
-        self._ending = threading.Lock()  # one thread writes a trace's last line
-        self._writer: TraceWriter | None = None
-        self._seen = Totals()
-        self._began = 0.0
+        self._run: RunEnding | None = None  # the last question's ending, its trace's writer
+        self._unwritten: RunFinished | None = None  # the last question, had its trace failed
+
+    @property
+    def last_finished(self) -> RunFinished | None:
+        """How the last question ended; None while it runs (or before the first)."""
+        return self._run.final if self._run is not None else self._unwritten
 
     def cancel(self) -> None:
         """Stop the running question, from any thread: its events end `cancelled` at once."""
@@ -98,19 +99,12 @@ class Session:
 
         A cancelled run's events end at once, and their reader writes the trace's last
         line. A reader that is not reading (the app is going away) is given `wait_s`;
-        then the trace is ended here, as cancelled.
+        then the run is ended here, as cancelled ("interrupted").
         """
+        run = self._run
         self.cancel()
-        if self._ended.wait(wait_s):
-            return
-        writer = self._writer
-        with self._ending:
-            if writer is not None and not writer.finished:
-                elapsed = time.monotonic() - self._began
-                final = self._seen.finish("cancelled", elapsed_s=elapsed, error="interrupted")
-                self.last_finished = self.last_finished or final
-                writer.write(final)
-                writer.close()
+        if run is not None and not run.ended.wait(wait_s):
+            run.end("cancelled", "interrupted")
 
     def ending(self) -> RunFinished:
         """How the last question ended, once its events are read or closed.
@@ -118,18 +112,11 @@ class Session:
         The run's own `RunFinished` on every path, but one: events closed before the
         first was read never ran, so the question is ended here, cancelled, trace and all.
         """
-        with self._ending:
-            writer = self._writer
-            if self.last_finished is None and writer is not None and not writer.finished:
-                elapsed = time.monotonic() - self._began
-                final = self._seen.finish("cancelled", elapsed_s=elapsed, error="interrupted")
-                self.last_finished = final
-                writer.write(final)
-                writer.close()
-                self._ended.set()
-        if self.last_finished is None:
+        if self._run is not None:
+            return self._run.end("cancelled", "interrupted")  # the run's, once it has ended
+        if self._unwritten is None:
             raise RuntimeError("ending() before any question was asked")
-        return self.last_finished
+        return self._unwritten
 
     def reset(self) -> None:
         """Start a fresh conversation."""
@@ -147,72 +134,55 @@ class Session:
         (shared by several sessions, say) asks the run to stop; it then ends itself.
         """
         path = self.trace_path or self.trace_dir / trace_filename(question)
-        self.last_finished = None
+        self._run = self._unwritten = None
         try:
             writer = TraceWriter(
                 path, trace_header(self.agent, question), replace=self._replace_trace
             )
         except OSError as exc:
             error = ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}")
-            self.last_finished = Totals().finish("error", elapsed_s=0.0, error=str(error))
+            self._unwritten = Totals().finish("error", elapsed_s=0.0, error=str(error))
             raise error from None
         self.trace_path = None  # an explicit path is for the first run only
         self._replace_trace = False
-        self.last_trace = path = writer.path
+        self.last_trace = writer.path
         pump = self._pump = _Pump(cancel)
-        self._writer, self._seen, self._began = writer, Totals(), time.monotonic()
-        self._ended.clear()
-        return self._events(question, pump, writer)
+        self._run = RunEnding(writer)
+        return self._events(question, pump, self._run)
 
     def _events(
-        self, question: str, pump: _Pump, writer: TraceWriter
+        self, question: str, pump: _Pump, ending: RunEnding
     ) -> Generator[Event, None, None]:
-        began = time.monotonic()
-        seen = Totals()
         messages = list(self.history)
         run = self.agent.run(question, history=self.history, cancel=pump.cancel)
-
-        def finish(reason: StopReason, error: str | None) -> RunFinished:
-            elapsed = time.monotonic() - began
-            final = seen.finish(reason, elapsed_s=elapsed, error=error)
-            with self._ending:
-                if not writer.finished:  # else `close` has ended the trace already
-                    self.last_finished = final
-                    writer.write(final)
-            return final
-
+        handed = False  # whether the reader has had the run's final event
         try:
             for event in pump.events(run):
-                if writer.finished:
-                    return  # ended by `close`: nothing more is recorded or shown
+                if not ending.record(event):
+                    break  # ended by `close`: what the run sends now is dropped
+                if ending.error is not None:  # a full disk: the run ends, saying why
+                    raise ConfigError(ending.error)
                 if isinstance(event, MessageAppended):
                     messages.append(event.message)
                 elif isinstance(event, RunFinished):
-                    self.last_finished = event
+                    handed = True
                     if event.stop_reason in ("answered", "truncated"):
                         # Only a finished exchange joins the conversation: a dangling
                         # question or tool call would make the next request invalid.
                         self.history = messages
-                with self._ending:
-                    if writer.finished:
-                        return
-                    writer.write(event)
-                if writer.error is not None:  # a full disk: the run ends, saying why
-                    raise ConfigError(writer.error)
-                seen = self._seen = seen.add(event)
                 yield event
-            if not writer.finished:  # stopped by `cancel` before the run ended itself
-                yield finish("cancelled", None)
+            if not handed:  # stopped by `cancel` (or `close`) before the run ended itself
+                handed = True
+                yield ending.end("cancelled")
         except Exception as exc:  # a bug below us: the events still say how the run ended
-            if not writer.finished:
-                yield finish("error", f"{type(exc).__name__}: {exc}")
+            final = ending.end("error", f"{type(exc).__name__}: {exc}")
+            if not handed:
+                yield final
             raise
         finally:
-            if not writer.finished:  # the consumer stopped reading
-                finish("cancelled", "interrupted")
+            if ending.final is None:  # the reader stopped reading
+                ending.end("cancelled", "interrupted")
                 pump.stop()  # and the run stops in the background
                 if self._pump is pump:  # (not a later run's model call)
                     self.agent.model.cancel()
-            writer.close()
-            if self._writer is writer:
-                self._ended.set()
+            ending.close()

@@ -160,15 +160,16 @@ def trace_header(agent: Agent, question: str) -> dict[str, Any]:
 class TraceWriter:
     """Writes a header line, then one line per event with `seq` and `t`.
 
-    Safe to share between threads. The trace ends at its first `RunFinished`: a run that
-    was given up on (see `Session.close`) may still emit events, and they are dropped.
+    Safe to share between threads. It writes what it is given: which event ends the run,
+    and that nothing follows it, is `agent.ending`'s to decide (a run's one writer).
     The file is created, never written over (`agent.newfile`): when `path` is taken, the
     next free name is used, and `self.path` says which; `replace` removes what is there.
 
     A line that cannot be written (a full disk) is cut off, so the file ends at its last
-    whole line; `error` then says why, one line, and nothing more is written but a
-    final event, tried once. Writing never raises OSError but at the header (then the
-    file is removed): each caller decides what a lost trace means for its run.
+    whole line; `error` then says why, one line, and nothing more is written but final
+    events (`RunEnding` tries a short one when the run's own did not fit). Writing never
+    raises OSError but at the header (then the file is removed): each caller decides what
+    a lost trace means for its run.
     """
 
     def __init__(
@@ -190,7 +191,6 @@ class TraceWriter:
         self._whole = 0  # bytes of whole lines written
         self._failure: OSError | None = None
         self.error: str | None = None  # why the trace could not be written, if it could not
-        self.finished = False  # whether the run's final event is written
         self._line({"type": "header", "format": FORMAT, "version": VERSION, **header})
         if self._failure is not None:  # not even the header: no trace at all
             os.close(self._fd)
@@ -199,23 +199,20 @@ class TraceWriter:
                 os.unlink(self.path)
             raise self._failure
 
-    def _line(self, data: dict[str, Any], *, final: bool = False) -> None:
-        self._emit(json.dumps(data, ensure_ascii=False) + "\n", final=final)
+    def _line(self, data: dict[str, Any], *, final: bool = False) -> bool:
+        return self._emit(json.dumps(data, ensure_ascii=False) + "\n", final=final)
 
-    def _emit(self, text: str, *, final: bool = False) -> None:
+    def _emit(self, text: str, *, final: bool = False) -> bool:
         if self._fd is None:
             raise ValueError("the trace is closed")
         if self.error is not None and not final:
-            return
-        # Marked before the line goes out: a signal that interrupts writing a long final
-        # line must not let a second ending follow it (`close` writes the rest of it).
-        self.finished = self.finished or final
+            return False
         # backslashreplace: a lone surrogate (odd bytes in argv, say) becomes a JSON escape
         self._pending = memoryview(text.encode("utf-8", "backslashreplace"))
-        self._drain()
+        return self._drain()
 
-    def _drain(self) -> None:
-        """Write the rest of the line being written; on failure, cut it off."""
+    def _drain(self) -> bool:
+        """Write the rest of the line being written; on failure, cut it off. Whether it went out."""
         assert self._fd is not None
         try:
             while self._pending:
@@ -224,6 +221,8 @@ class TraceWriter:
             self._whole = os.lseek(self._fd, 0, os.SEEK_CUR)
         except OSError as exc:
             self._failed(exc)
+            return False
+        return True
 
     def _failed(self, exc: OSError) -> None:
         """Cut the file back to its last whole line and remember why."""
@@ -236,20 +235,17 @@ class TraceWriter:
             self._failure = exc
             self.error = f"cannot write the trace {self.path}: {exc.strerror or exc}"
 
-    def write(self, event: Event) -> None:
-        """Append one event; nothing is written after the run's final event."""
+    def write(self, event: Event) -> bool:
+        """Append one event; whether its line was written whole."""
         with self._lock:
-            if self.finished:
-                return
             self._seq += 1
             elapsed = round(self._clock() - self._start, 3)
             if isinstance(event, RunStarted) and event.history:
-                self._started(event, {"seq": self._seq, "t": elapsed})
-                return
+                return self._started(event, {"seq": self._seq, "t": elapsed})
             line = {"seq": self._seq, "t": elapsed, **event_to_dict(event)}
-            self._line(line, final=isinstance(event, RunFinished))
+            return self._line(line, final=isinstance(event, RunFinished))
 
-    def _started(self, event: RunStarted, head: dict[str, Any]) -> None:
+    def _started(self, event: RunStarted, head: dict[str, Any]) -> bool:
         """A run's first line, its history written from each message's JSON text.
 
         The same text as `_line` writes: every question of a session writes the whole
@@ -259,7 +255,7 @@ class TraceWriter:
         del data["history"]
         text = json.dumps({**data, "history": []}, ensure_ascii=False)
         history = ", ".join(message.json_text for message in event.history)
-        self._emit(f"{text[:-2]}{history}]}}\n")
+        return self._emit(f"{text[:-2]}{history}]}}\n")
 
     def close(self) -> None:
         """Close the file (idempotent), after the rest of a line a signal interrupted."""

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.events import ModelReplied, RunFinished, TextDelta
-from agent.models.openai.errors import is_private
+from agent.models.openai.address import is_private
 from agent.trace import read_trace
 from tests.chatserver import ChatServer, Cut, Reply, Status, chunk
 from tui.cli import app

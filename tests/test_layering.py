@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import ast
+import graphlib
 import importlib.util
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -70,14 +72,8 @@ def test_no_module_under_agent_imports_a_ui_library() -> None:
     assert offenders == []
 
 
-LAYERS = ("agent.readers", "agent.search", "agent.tools")
-"""The core's lower layers, lowest first: the readers turn a doc's bytes into lines, search
-indexes those lines, the tools serve both to the model. A layer imports only from itself
-and the layers before it."""
-
-
 def imported_modules(path: Path) -> list[str]:
-    """The modules a source file imports, anywhere in it (deferred imports too)."""
+    """The modules a source file imports, anywhere in it (deferred imports too), as written."""
     names = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -87,28 +83,103 @@ def imported_modules(path: Path) -> list[str]:
     return names
 
 
-def test_no_module_imports_one_from_a_higher_layer() -> None:
-    offenders = []
-    for rank, layer in enumerate(LAYERS):
-        higher = LAYERS[rank + 1 :]
-        for path in sorted((ROOT / layer.replace(".", "/")).rglob("*.py")):
-            offenders += [
-                f"{path.relative_to(ROOT)}: {name}"
-                for name in imported_modules(path)
-                if any(name == h or name.startswith(f"{h}.") for h in higher)
-            ]
-    assert offenders == []
+def module_name(path: Path) -> str:
+    """`agent/tools/docs.py` -> `agent.tools.docs`; a package's `__init__.py` is the package."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def test_the_readers_import_nothing_else_of_the_core() -> None:
-    """The bottom layer: a reader needs only the standard library and its own package."""
+def import_graph() -> dict[str, dict[str, int]]:
+    """Each module of agent/ and tui/ -> the modules of agent/ and tui/ it imports, with the
+    line of the first such import: at the top, inside a function or under TYPE_CHECKING,
+    relative imports resolved, `from package import module` naming the module."""
+    paths = {module_name(p): p for top in ("agent", "tui") for p in (ROOT / top).rglob("*.py")}
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in sorted(paths.items()):
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        graph[name] = {}
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    above = package[: len(package) - node.level + 1]
+                    base = ".".join([*above, *([node.module] if node.module else [])])
+                targets = [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in paths:  # a name in a module, or not ours
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].setdefault(target, node.lineno)
+    return graph
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    """A deferred import counts: the modules it ties together can no longer be understood,
+    tested or moved one at a time, and importing them works only in one order."""
+    graph = import_graph()
+    cycle: list[str] = []
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        found = exc.args[1][::-1]  # graphlib lists it from the imported to the importer
+        cycle = [f"{a}:{graph[a][b]} imports {b}" for a, b in itertools.pairwise(found)]
+    assert cycle == [], "an import cycle:\n" + "\n".join(cycle)
+
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("agent.readers",),
+    ("agent.defaults", "agent.errors", "agent.files", "agent.newfile", "agent.atomic")
+    + ("agent.messages", "agent.events", "agent.observation"),
+    ("agent.search",),
+    ("agent.tools",),
+    ("agent.models", "agent.testing"),
+    ("agent.compaction", "agent.loop", "agent.outcome", "agent.session")
+    + ("agent.trace", "agent.ending", "agent.tail", "agent.traces"),
+    ("agent.config", "agent.pricing", "agent.eval", "agent.rerun", "agent.export")
+    + ("agent.markdown", "agent.markdown_inert", "agent.served", "agent.budget", "agent.docset"),
+)
+"""The core's layers, lowest first; a module (or a package, for all of its modules) imports
+only from its own layer and the layers before it. The readers turn a doc's bytes into lines
+and import nothing else of the core; the values every layer passes (defaults, errors, files,
+messages, events); search indexes the readers' lines; the tools serve both to a model; the
+models; a run, its session and its trace; what the commands use (the factory, eval, rerun,
+export, the served tools). Above the core: the `agent` package, which names the public
+ones, then `tui/`."""
+
+
+def layer(module: str) -> int | None:
+    """The layer of `module`: its entry in LAYERS (or its package's), the package `agent`
+    above them, `tui/` above that; None for a module of the core not in LAYERS."""
+    if module == "agent":
+        return len(LAYERS)
+    if module.split(".")[0] == "tui":
+        return len(LAYERS) + 1
+    return next(
+        (
+            rank
+            for rank, names in enumerate(LAYERS)
+            for name in names
+            if module == name or module.startswith(f"{name}.")
+        ),
+        None,
+    )
+
+
+def test_every_module_has_a_layer_and_imports_none_from_a_higher_one() -> None:
+    graph = import_graph()
+    ranks = {module: rank for module in graph if (rank := layer(module)) is not None}
+    assert [f"{module}: in no layer of LAYERS" for module in graph if module not in ranks] == []
     offenders = [
-        f"{path.relative_to(ROOT)}: {name}"
-        for path in sorted((ROOT / "agent" / "readers").rglob("*.py"))
-        for name in imported_modules(path)
-        if name.split(".")[0] == "agent" and not name.startswith("agent.readers")
+        f"{module}:{line} imports {imported}"
+        for module, imports in graph.items()
+        for imported, line in imports.items()
+        if ranks[imported] > ranks[module]
     ]
-    assert offenders == []
+    assert offenders == [], "imports from a higher layer:\n" + "\n".join(offenders)
 
 
 def test_tui_imports_only_the_agent_package_and_its_public_names() -> None:
@@ -127,7 +198,7 @@ def test_tui_imports_only_the_agent_package_and_its_public_names() -> None:
                 private += [
                     f"{path.name}: {node.module}.{a.name}"
                     for a in node.names
-                    if node.module != "agent" or a.name not in agent.__all__
+                    if node.module != "agent" or a.name not in agent.__all__  # type: ignore[attr-defined]
                 ]
     assert private == []
 

@@ -113,6 +113,7 @@ def test_a_client_that_dies_mid_call_leaves_a_closed_trace_and_one_line(
     last = trace.events[-1]
     assert trace.complete and isinstance(last, RunFinished)
     assert last.error == "the MCP client went away (broken pipe)"
+    assert last.stop_reason == "disconnected"  # the client's death ends it as its leaving does
 
 
 @pytest.mark.asyncio

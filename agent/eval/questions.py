@@ -16,7 +16,8 @@ from typing import IO, Any
 
 from agent.errors import ConfigError
 from agent.files import NotRegularFile, open_regular
-from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.corpus import Corpus
+from agent.tools.folder import OutsideDocs
 
 KEYS = ("question", "evidence", "must_mention", "answerable", "id", "base", "wording", "note")
 

@@ -2,15 +2,19 @@
 
 PDFium decodes a page's streams whole, in its own memory: a 500 KB PDF whose page inflates
 to 500 MB took 1.5 GB and 3 s in the process that read it (measured). So a PDF is read in
-a child (`python -m agent.readers.pdfium`), whose address space and CPU time are capped:
-a hostile file ends the child, never the program. The child reads the PDF's bytes on
-stdin and writes one JSON object on stdout: `{"pages": [[label, text], ...], "outline":
-[[level, title, page], ...]}`, or `{"error": "..."}` in the few words a skip note shows.
+a child (`agent.readers.pdfworker` starts it), whose address space and CPU time per PDF
+are capped: a hostile file ends the child, never the program. The child reads PDFs on
+stdin, each its length on a line and then its bytes, and answers each on stdout with
+the length of a JSON object on a line, then the object: `{"pages": [[label, text], ...],
+"outline": [[level, title, page], ...]}`, or `{"error": "..."}` in the few words a skip
+note shows.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import sys
 import time
 from typing import Any
@@ -37,6 +41,16 @@ def extract(
         if "password" in text:
             return {"error": "encrypted: it needs a password"}
         return {"error": "damaged: not a PDF that can be read"}
+    try:
+        return _read(pdf, max_pages, max_chars, max_marks, max_depth, seconds)
+    finally:
+        pdf.close()  # the next PDF read in this process starts from PDFium's memory freed
+
+
+def _read(
+    pdf: Any, max_pages: int, max_chars: int, max_marks: int, max_depth: int, seconds: float
+) -> dict[str, Any]:
+    """Each page's label and text and the outline of an open PDF, or an error, as a dict."""
     count = len(pdf)
     if count > max_pages:
         return {"error": f"too big: {count:,} pages (at most {max_pages:,} are read)"}
@@ -66,33 +80,55 @@ def extract(
     return {"pages": pages, "outline": outline}
 
 
-def limit_resources(memory: int, seconds: int) -> None:
-    """Cap this process's address space and CPU time (past them the system ends it)."""
+def limit_resources(memory: int) -> None:
+    """Cap this process's address space (past it an allocation fails, or PDFium aborts)."""
     try:
         import resource
-    except ImportError:  # not on this system: the parent's timeout still holds
+    except ImportError:  # not on this system: the parent's deadline still holds
         return
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+
+
+def allow_cpu(seconds: int) -> None:
+    """Let this process take `seconds` more of CPU time, for the next PDF (past them the
+    system ends it): the limit counts all the process took, so it moves on per PDF."""
+    try:
+        import resource
+    except ImportError:
+        return
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(usage.ru_utime + usage.ru_stime) + seconds
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(
+        resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard)
+    )
 
 
 def main() -> None:
+    """Read PDFs from stdin until it ends: each its length on a line, then its bytes;
+    answer each with the JSON's length on a line, then the JSON."""
     memory, cpu, max_pages, max_chars, max_marks, max_depth = map(int, sys.argv[1:7])
-    limit_resources(memory, cpu)
-    data = sys.stdin.buffer.read()
-    try:
-        found = extract(
-            data,
-            max_pages=max_pages,
-            max_chars=max_chars,
-            max_marks=max_marks,
-            max_depth=max_depth,
-            seconds=cpu,
-        )
-    except MemoryError:
-        found = {"error": f"too big: more than {memory >> 20:,} MB to read"}
-    # UTF-8 whatever the locale's: at most 4 bytes a character (escaped ASCII took up to 6)
-    sys.stdout.buffer.write(json.dumps(found, ensure_ascii=False).encode("utf-8", "replace"))
+    limit_resources(memory)
+    stdin, stdout = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # whatever else writes to stdout (a library's C code) goes to stderr
+    while (header := stdin.readline().strip()).isdigit():
+        data = stdin.read(int(header))
+        allow_cpu(cpu)
+        try:
+            found = extract(
+                data,
+                max_pages=max_pages,
+                max_chars=max_chars,
+                max_marks=max_marks,
+                max_depth=max_depth,
+                seconds=cpu,
+            )
+        except MemoryError:
+            found = {"error": f"too big: more than {memory >> 20:,} MB to read"}
+        # UTF-8 whatever the locale's: at most 4 bytes a character (escaped ASCII took up to 6)
+        reply = json.dumps(found, ensure_ascii=False).encode("utf-8", "replace")
+        stdout.write(b"%d\n" % len(reply) + reply)
+        stdout.flush()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import cast
@@ -103,6 +105,16 @@ def reader(module: str) -> Reader:
     """The reader module `agent.readers.<module>`, imported on first use (HTML's parser
     loads only for HTML docs)."""
     return cast(Reader, importlib.import_module(f"agent.readers.{module}"))
+
+
+@contextmanager
+def batch() -> Iterator[None]:
+    """Docs read inside share what their readers can share between docs: the PDF reader's
+    child process (`pdfworker.batch`; an index build reads many docs in a row)."""
+    from agent.readers import pdfworker  # imported here: most folders hold no PDF
+
+    with pdfworker.batch():
+        yield
 
 
 def doc_lines(data: bytes, name: str) -> list[str]:

@@ -184,63 +184,17 @@ class DocsIndex:
         expression = match_expression(terms, weights)
         if not expression or limit < 1:
             return []
+        capitals = acronyms(query) if isinstance(query, str) else set()
         conn = self._db()
         with self._lock, _snapshot(conn):
-            rows = conn.execute(  # the best CANDIDATES by BM25, to be reordered
-                "SELECT fts.rowid, -rank, snippet(fts, 2, char(2), char(3), '…', ?), "
-                "files.path, sections.start, sections.end, sections.headings "
-                "FROM fts JOIN sections ON sections.id = fts.rowid "
-                "JOIN files ON files.id = sections.file_id "
-                "WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?",
-                (SNIPPET_WORDS, expression, rank.rank_function(), max(limit, rank.CANDIDATES)),
-            ).fetchall()
+            rows = _candidates(conn, expression, limit)
             rowids = [row[0] for row in rows]
             titled = rank.holding(conn, terms, rowids, column="title")
             total = self._report.sections if self._report else 0  # prepared: _db() opened it
             parts = rank.term_parts(conn, terms, rowids, total, self._known_counts(conn))
-            capitals = acronyms(query) if isinstance(query, str) else set()
-            for word in capitals & set(parts):  # "LFS" held only as the stemmer's "LF"s
-                unwritten = _unwritten(conn, word, rowids)
-                parts[word] = {r: part for r, part in parts[word].items() if r not in unwritten}
-                titled[word] = titled.get(word, set()) - _unwritten(conn, word, rowids, "title")
-            ranked = []
-            for rowid, _, snippet, path, start, end, trail in rows:
-                if not any(rowid in scores for scores in parts.values()):
-                    continue  # it matched an acronym only as the stemmer reads it
-                headings = _headings(trail)
-                score = sum((weights or {}).get(t, 1) * parts[t].get(rowid, 0.0) for t in parts)
-                share = rank.title_share(headings, terms, rowid, titled)
-                ranked.append(
-                    (
-                        score
-                        * (1 + rank.TITLE_BONUS * share)
-                        * rank.changelog_weight(path, headings, terms),
-                        rowid,
-                        snippet,
-                        path,
-                        start,
-                        end,
-                        headings,
-                    )
-                )
-            ranked = rank.with_page_support(ranked)
-            ranked.sort(key=lambda row: -row[0])  # stable: BM25's order among equals
-            ranked = [ranked[i] for i in rank.without_twins([row[3] for row in ranked])]
-            ranked = _unrepeated(conn, ranked)
-            del ranked[limit:]
-            holding = {t: set(scores) for t, scores in parts.items()}
-        return [
-            Hit(
-                path=path,
-                start=start,
-                end=end,
-                headings=headings,
-                score=round(score, 6),
-                snippet=marked(snippet),
-                matched_terms=tuple(t for t in terms if rowid in holding.get(t, ())),
-            )
-            for score, rowid, snippet, path, start, end, headings in ranked
-        ]
+            rank.as_written(conn, capitals, rowids, parts, titled)
+            ranked = rank.unrepeated(conn, _ranked(rows, terms, weights, parts, titled))
+        return [_hit(row, terms, parts) for row in ranked[:limit]]
 
     @recovering
     def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
@@ -357,36 +311,56 @@ def _headings(trail: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _unrepeated(conn: sqlite3.Connection, ranked: list[Any]) -> list[Any]:
-    """`ranked` without a section whose text a section ranked above it already holds word
-    for word (SQLite's docs keep each function's page and a page of them all)."""
-    rowids = [row[1] for row in ranked]
-    places = ", ".join("?" * len(rowids))
-    texts = dict(
-        conn.execute(f"SELECT rowid, body FROM fts WHERE rowid IN ({places})", rowids).fetchall()
-    )
-    seen: set[str] = set()
-    kept = []
-    for row in ranked:
-        text = " ".join(texts.get(row[1], "").split())
-        if text and text in seen:
-            continue
-        seen.add(text)
-        kept.append(row)
-    return kept
-
-
-def _unwritten(
-    conn: sqlite3.Connection, word: str, rowids: list[int], column: str = "title, trail, body"
-) -> set[int]:
-    """Those of the sections `rowids` that hold `word` only as the stemmer reads it (in
-    `column` alone, if it is given)."""
-    pattern = written(word)
-    places = ", ".join("?" * len(rowids))
-    rows = conn.execute(
-        f"SELECT rowid, {column} FROM fts WHERE rowid IN ({places})", rowids
+def _candidates(conn: sqlite3.Connection, expression: str, limit: int) -> list[Any]:
+    """The best `rank.CANDIDATES` sections (or `limit`, if more) by BM25, to be reordered:
+    rowid, BM25 score, snippet, path, start, end and heading trail."""
+    return conn.execute(
+        "SELECT fts.rowid, -rank, snippet(fts, 2, char(2), char(3), '…', ?), "
+        "files.path, sections.start, sections.end, sections.headings "
+        "FROM fts JOIN sections ON sections.id = fts.rowid "
+        "JOIN files ON files.id = sections.file_id "
+        "WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?",
+        (SNIPPET_WORDS, expression, rank.rank_function(), max(limit, rank.CANDIDATES)),
     ).fetchall()
-    return {row[0] for row in rows if not any(pattern.search(c) for c in row[1:])}
+
+
+def _ranked(
+    rows: list[Any],
+    terms: Sequence[str],
+    weights: dict[str, int] | None,
+    parts: dict[str, dict[int, float]],
+    titled: rank.Held,
+) -> list[Any]:
+    """The candidates scored and ordered, best first, one of each twin page: (score,
+    rowid, snippet, path, start, end, headings)."""
+    ranked = []
+    for rowid, _, snippet, path, start, end, trail in rows:
+        if not any(rowid in scores for scores in parts.values()):
+            continue  # it matched an acronym only as the stemmer reads it
+        headings = _headings(trail)
+        score = sum((weights or {}).get(t, 1) * parts[t].get(rowid, 0.0) for t in parts)
+        share = rank.title_share(headings, terms, rowid, titled)
+        score = (
+            score * (1 + rank.TITLE_BONUS * share) * rank.changelog_weight(path, headings, terms)
+        )
+        ranked.append((score, rowid, snippet, path, start, end, headings))
+    ranked = rank.with_page_support(ranked)
+    ranked.sort(key=lambda row: -row[0])  # stable: BM25's order among equals
+    return [ranked[i] for i in rank.without_twins([row[3] for row in ranked])]
+
+
+def _hit(row: Any, terms: Sequence[str], parts: dict[str, dict[int, float]]) -> Hit:
+    """A ranked row as the Hit search returns, with the terms its section holds."""
+    score, rowid, snippet, path, start, end, headings = row
+    return Hit(
+        path=path,
+        start=start,
+        end=end,
+        headings=headings,
+        score=round(score, 6),
+        snippet=marked(snippet),
+        matched_terms=tuple(t for t in terms if rowid in parts.get(t, ())),
+    )
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.readers.registry import DOC_SUFFIXES
-from agent.search.query import STOPWORDS, alternatives, match_expression, words
+from agent.search.query import STOPWORDS, alternatives, match_expression, words, written
 
 WEIGHTS = (2.0, 1.0, 1.0)
 """BM25 weights of a section's own heading, its parent headings and path, and its body.
@@ -229,3 +229,51 @@ def with_page_support(ranked: list[Any]) -> list[Any]:
         other = top[1] if row[0] == top[0] else top[0]
         grown.append((row[0] + PAGE_SUPPORT * other, *row[1:]))
     return grown
+
+
+def as_written(
+    conn: sqlite3.Connection,
+    capitals: set[str],
+    rowids: list[int],
+    parts: dict[str, dict[int, float]],
+    titled: Held,
+) -> None:
+    """Take out of `parts` and `titled` the sections that hold a word the query writes in
+    `capitals` only as the stemmer reads it ("LFS" held only as the stemmer's "LF"s)."""
+    for word in capitals & set(parts):
+        unwritten = _unwritten(conn, word, rowids)
+        parts[word] = {r: part for r, part in parts[word].items() if r not in unwritten}
+        titled[word] = titled.get(word, set()) - _unwritten(conn, word, rowids, "title")
+
+
+def _unwritten(
+    conn: sqlite3.Connection, word: str, rowids: list[int], column: str = "title, trail, body"
+) -> set[int]:
+    """Those of the sections `rowids` that hold `word` only as the stemmer reads it (in
+    `column` alone, if it is given)."""
+    pattern = written(word)
+    places = ", ".join("?" * len(rowids))
+    rows = conn.execute(
+        f"SELECT rowid, {column} FROM fts WHERE rowid IN ({places})", rowids
+    ).fetchall()
+    return {row[0] for row in rows if not any(pattern.search(c) for c in row[1:])}
+
+
+def unrepeated(conn: sqlite3.Connection, ranked: list[Any]) -> list[Any]:
+    """`ranked` (rowid second) without a section whose text a section ranked above it
+    already holds word for word (SQLite's docs keep each function's page and a page of
+    them all)."""
+    rowids = [row[1] for row in ranked]
+    places = ", ".join("?" * len(rowids))
+    texts = dict(
+        conn.execute(f"SELECT rowid, body FROM fts WHERE rowid IN ({places})", rowids).fetchall()
+    )
+    seen: set[str] = set()
+    kept = []
+    for row in ranked:
+        text = " ".join(texts.get(row[1], "").split())
+        if text and text in seen:
+            continue
+        seen.add(text)
+        kept.append(row)
+    return kept

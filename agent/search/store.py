@@ -29,7 +29,7 @@ from stat import S_ISLNK, S_ISREG
 from typing import Protocol
 
 from agent.readers.base import NotText
-from agent.readers.registry import doc_suffix, heading_style, is_paged
+from agent.readers.registry import batch, doc_suffix, heading_style, is_paged
 from agent.search.location import current_version
 from agent.search.sections import Section, split_sections
 
@@ -204,7 +204,7 @@ def update(conn: sqlite3.Connection, source: DocSource, progress: Progress | Non
     wanted = _stats(source)
     if _version(conn) == current_version() and _plan(_stored(conn), wanted) == ([], []):
         return Changes()  # the common case: nothing to write, no lock taken
-    with _transaction(conn):
+    with _transaction(conn), batch():  # batch: one PDF reader process for all the PDFs
         rebuilt = _ensure_schema(conn)
         stored = _stored(conn)  # again: another process may have done the work meanwhile
         stale, gone = _plan(stored, wanted)

@@ -21,7 +21,8 @@ from agent.events import Event, ToolCallFinished
 from agent.readers.pages import Pages, mark_label
 from agent.readers.pages import shown as page_shown
 from agent.readers.registry import SUFFIX_PATTERN
-from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.corpus import Corpus
+from agent.tools.folder import OutsideDocs
 from agent.tools.prose import prose_ranges
 from agent.tools.sandbox import Unreadable
 

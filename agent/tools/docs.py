@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from agent.readers.names import skipped_summary, unread_summary
 from agent.search import DocsIndex
-from agent.tools.corpus import Corpus, OutsideDocs
+from agent.tools.corpus import Corpus
+from agent.tools.folder import OutsideDocs
 from agent.tools.registry import ToolContext, ToolError, ToolRegistry
 from agent.tools.sandbox import Unreadable, printable
 from agent.tools.search import search_report

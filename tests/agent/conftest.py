@@ -1,6 +1,9 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+import resource
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +69,20 @@ def make(chat_server: ChatServer, sleeps: list[float]) -> Iterator[Factory]:
     yield factory
     for model in models:
         model.close()
+
+
+@contextlib.contextmanager
+def _file_size_limit(size: int) -> Iterator[None]:
+    old = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, old[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, old)
+
+
+@pytest.fixture
+def file_size_limit() -> Callable[[int], AbstractContextManager[None]]:
+    """`with file_size_limit(n):` files of this process cannot grow past n bytes (EFBIG, as a
+    full disk's ENOSPC; Python ignores SIGXFSZ), exactly, on any file system."""
+    return _file_size_limit

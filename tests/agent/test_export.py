@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.export import FORMATS, export
+from agent.export import EXPORT_FORMATS, export_trace
 from agent.loop import Agent
 from agent.messages import Message
 from agent.served import ServedTools
@@ -22,7 +22,7 @@ KEY = "sk-test-secret-key-0123456789"
 
 
 def test_markdown_has_the_question_steps_answer_citations_and_totals() -> None:
-    text = export(read_trace(FIXTURES / "answered.jsonl"), "markdown")
+    text = export_trace(read_trace(FIXTURES / "answered.jsonl"), "markdown")
     lines = text.splitlines()
     assert lines[0] == "# What is the default timeout?"
     assert "## Step 1" in lines and "## Answer" in lines and "## Totals" in lines
@@ -33,8 +33,8 @@ def test_markdown_has_the_question_steps_answer_citations_and_totals() -> None:
 
 def test_long_results_are_folded_in_markdown_and_html() -> None:
     trace = read_trace(FIXTURES / "answered.jsonl")
-    assert "<details><summary>" in export(trace, "markdown")
-    page = export(trace, "html")
+    assert "<details><summary>" in export_trace(trace, "markdown")
+    page = export_trace(trace, "html")
     assert "<details><summary>" in page  # folded (closed) for a long result
     assert "<script" not in page and "http" not in page.split("<body>")[0]
 
@@ -60,7 +60,7 @@ class _Tags(HTMLParser):
 
 
 def test_html_is_one_well_formed_self_contained_page() -> None:
-    page = export(read_trace(FIXTURES / "answered.jsonl"), "html")
+    page = export_trace(read_trace(FIXTURES / "answered.jsonl"), "html")
     parser = _Tags()
     parser.feed(page)
     assert parser.stack == []
@@ -83,7 +83,7 @@ Source: a.md:1-3"""
 
 
 def test_html_shows_the_answer_rendered_and_markdown_keeps_its_source(tmp_path: Path) -> None:
-    page = export(read_trace(FIXTURES / "answered.jsonl"), "html")
+    page = export_trace(read_trace(FIXTURES / "answered.jsonl"), "html")
     assert "<p>The default timeout is <strong>5 seconds</strong> (advanced" in page
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -95,7 +95,7 @@ def test_html_shows_the_answer_rendered_and_markdown_keeps_its_source(tmp_path: 
     trace = tmp_path / "run.jsonl"
     args = ["ask", "q", "--docs", str(docs), "--model", f"script:{script}", "--trace", str(trace)]
     assert CliRunner().invoke(app, args).exit_code == 0
-    page = export(read_trace(trace), "html")
+    page = export_trace(read_trace(trace), "html")
     answer = page[
         page.index("<div class=answer>") : page.index("</div>", page.index("<div class=answer>"))
     ]
@@ -117,12 +117,12 @@ def test_html_shows_the_answer_rendered_and_markdown_keeps_its_source(tmp_path: 
     parser = _Tags()
     parser.feed(page)
     assert parser.stack == [] and "script" not in parser.seen
-    markdown = export(read_trace(trace), "markdown")  # raw HTML as text: `<` is `&lt;`
+    markdown = export_trace(read_trace(trace), "markdown")  # raw HTML as text: `<` is `&lt;`
     assert f"## Answer\n\n{ANSWER.replace('<', '&lt;')}\n" in markdown
 
 
 def test_openai_format_is_the_messages_as_sent() -> None:
-    data = json.loads(export(read_trace(FIXTURES / "answered.jsonl"), "openai"))
+    data = json.loads(export_trace(read_trace(FIXTURES / "answered.jsonl"), "openai"))
     assert data["model"] == "scripted"
     assert [t["function"]["name"] for t in data["tools"]][:3] == [
         "list_docs",
@@ -136,9 +136,9 @@ def test_openai_format_is_the_messages_as_sent() -> None:
     assert calls == answered  # one tool message per call id, in order
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", EXPORT_FORMATS)
 def test_an_interrupted_trace_exports_and_says_so(fmt: str) -> None:
-    text = export(read_trace(FIXTURES / "interrupted.jsonl"), fmt)  # type: ignore[arg-type]
+    text = export_trace(read_trace(FIXTURES / "interrupted.jsonl"), fmt)  # type: ignore[arg-type]
     if fmt != "openai":
         assert "interrupted (the trace ends before the run did)" in text
     else:
@@ -152,12 +152,12 @@ def test_a_served_session_exports_without_token_figures(
     served = ServedTools(docs_registry(), [ctx], trace_dir=tmp_path, docs="docs", clock=float)
     served.call("list_docs", {})
     served.close("the client closed the session", stop_reason="ended")
-    text = export(read_trace(served.path), fmt)  # type: ignore[arg-type]
+    text = export_trace(read_trace(served.path), fmt)  # type: ignore[arg-type]
     assert "session ended after 1 step · 1 tool call · 0.0 s" in text
     assert "token" not in text
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", EXPORT_FORMATS)
 def test_the_key_is_in_no_export(fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -228,8 +228,8 @@ def test_an_export_names_a_decline_and_an_answer_that_read_nothing(
     list(session.ask("q"))
     assert session.last_trace is not None
     trace = read_trace(session.last_trace)
-    assert export(trace, "markdown").splitlines()[-1].startswith(outcome)
-    assert outcome in export(trace, "html")
+    assert export_trace(trace, "markdown").splitlines()[-1].startswith(outcome)
+    assert outcome in export_trace(trace, "html")
 
 
 def test_an_answer_with_a_huge_table_draws_its_first_rows_and_shows_the_rest_as_text(
@@ -244,7 +244,7 @@ def test_an_answer_with_a_huge_table_draws_its_first_rows_and_shows_the_rest_as_
     trace = tmp_path / "run.jsonl"
     args = ["ask", "q", "--docs", str(docs), "--model", f"script:{script}", "--trace", str(trace)]
     assert CliRunner().invoke(app, args).exit_code == 0
-    page = export(read_trace(trace), "html")
+    page = export_trace(read_trace(trace), "html")
     assert page.count("<tr>") == 1999  # 2,000 lines with `|`: header, delimiter, 1,998 rows
     assert "<td>r1997</td>" in page and "<td>r1998</td>" not in page
     assert (

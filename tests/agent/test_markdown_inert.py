@@ -15,7 +15,7 @@ import pytest
 from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
-from agent.export import export
+from agent.export import export_trace
 from agent.markdown_inert import code_span, inert
 from agent.trace import read_trace
 from tui.cli import app
@@ -107,4 +107,4 @@ def test_the_markdown_export_of_a_hostile_run_is_inert(tmp_path: Path) -> None:
     model = f"script:{script}"
     args = ["ask", question, "--docs", str(docs), "--model", model, "--trace", str(trace)]
     assert CliRunner().invoke(app, args).exit_code == 0
-    assert_inert(export(read_trace(trace), "markdown"))
+    assert_inert(export_trace(read_trace(trace), "markdown"))

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.config import Config, build_agent
-from agent.rerun import RerunReport, rerun
+from agent.rerun import RerunReport, rerun_trace
 from agent.session import Session
 from agent.testing import ScriptedModel, call, reply
 from agent.tools.corpus import Corpus
@@ -47,7 +47,7 @@ def trace(docs: Path) -> Path:
 
 
 def report_for(docs: Path, trace: Path) -> RerunReport:
-    return rerun(read_trace(trace), Corpus.open(docs))
+    return rerun_trace(read_trace(trace), Corpus.open(docs))
 
 
 def test_an_unchanged_folder_holds_and_every_call_is_the_same(docs: Path, trace: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from agent.export import export
+from agent.export import export_trace
 from agent.trace import read_trace
 from tests.bench.system import command
 
@@ -27,7 +27,9 @@ def test_the_html_export_renders_in_chromium() -> None:
     browser = chromium()
     OUTPUT.mkdir(exist_ok=True)
     page = OUTPUT / "export.html"
-    page.write_text(export(read_trace(ROOT / "tests/fixtures/answered.jsonl"), "html"), "utf-8")
+    page.write_text(
+        export_trace(read_trace(ROOT / "tests/fixtures/answered.jsonl"), "html"), "utf-8"
+    )
     shot = OUTPUT / "export.png"
     shot.unlink(missing_ok=True)
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]

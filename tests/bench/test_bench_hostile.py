@@ -235,12 +235,12 @@ def test_a_megabyte_of_unclosed_pre_or_script_costs_at_most_twice_well_formed_ht
 
 
 def test_the_html_export_of_a_100k_row_table_takes_under_2_s() -> None:
-    from agent.export import export
+    from agent.export import export_trace
     from agent.trace import Trace
 
     answer = "See a.md:1-3.\n\n" + _table(100_000)
     trace = Trace({"question": "q", "model": "m", "docs": "d"}, [_finished(answer)], [0.0])
-    (took,) = best_times(lambda: export(trace, "html"))
+    (took,) = best_times(lambda: export_trace(trace, "html"))
     print(f"\nhtml export of 100,000 table rows: {took:.2f} s (target < 2 s)")
     assert took < 2.0
 

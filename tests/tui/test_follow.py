@@ -20,6 +20,7 @@ from agent import (
     TraceTail,
     docs_registry,
     event_to_dict,
+    newest_served,
     open_docs,
 )
 from agent.config import Config
@@ -27,7 +28,7 @@ from agent.served import SERVED_QUESTION
 from agent.trace import TraceWriter
 from tests.tui.conftest import until
 from tui.app import replay_app
-from tui.commands.following import newest_served, waiting
+from tui.commands.following import waiting
 from tui.screens.replay import ReplayScreen
 from tui.state import ViewState
 from tui.transcript.entries import TurnEntry

@@ -14,6 +14,7 @@ from agent.session import Session
 from agent.testing import ScriptedModel
 from tests.tui.conftest import until
 from tui.app import chat_app
+from tui.commands.indexing import IndexAhead
 from tui.commands.printer import IndexProgress
 from tui.messages import IndexProgressed, IndexReady
 from tui.render import indexing_label
@@ -132,3 +133,23 @@ async def test_the_tui_names_the_docs_the_index_could_not_read(docs: Path, tmp_p
         bar = app.screen.query_one(NoticeBar)
         await until(pilot, lambda: bool(bar.notices))
         assert list(bar.notices) == ["skipped scan.md: binary"]
+
+
+@pytest.mark.parametrize("quieted", [False, True])
+def test_indexing_ahead_prints_nothing_once_the_session_ended(
+    tmp_path: Path, quieted: bool
+) -> None:
+    """`docsagent mcp`'s last line ("the MCP session ended ...") is never followed by the
+    index's own lines: the server quiets the build before it prints that line."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha beta\n")
+    config = Config(docs=docs, cache_dir=tmp_path / "cache", trace_dir=tmp_path / "traces")
+    err = io.StringIO()
+    ahead = IndexAhead([(open_docs(config), "docsagent: index of docs")], err)
+    if quieted:
+        ahead.quiet()
+    ahead.start()
+    assert ahead.ready.wait(60)
+    assert (err.getvalue() == "") == quieted
+    assert quieted or err.getvalue().startswith("docsagent: index of docs: ")

@@ -9,38 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agent import SERVED_MODEL, SERVED_TRACES, ConfigError, Trace, TraceError, TraceTail
+from agent import SERVED_MODEL, ConfigError, Trace, TraceError, TraceTail, newest_served
 from tui.commands.asking import EXIT_USAGE, warn
 from tui.commands.options import Options, explain, make_config, settings_file
 from tui.terminal import Terminal
-
-
-def newest_served(folder: Path, *, after: Path | None = None) -> Path | None:
-    """The newest trace of a `docsagent mcp` session in `folder` (started after `after`).
-
-    Newest by name, which starts with the time the session started: a long session still
-    written to never hides one that started after it.
-    """
-    try:
-        names = sorted(folder.glob(SERVED_TRACES), key=lambda p: p.name, reverse=True)
-    except OSError:
-        return None
-    for path in names:
-        if after is not None and path.name <= after.name:
-            return None
-        if _served(path):
-            return path
-    return None
-
-
-def _served(path: Path) -> bool:
-    """Whether the trace's header names the served model (a header not yet whole: no)."""
-    tail = TraceTail(path)
-    try:
-        tail.read()
-    except TraceError:
-        return True  # said on the screen when it is followed
-    return tail.header is not None and tail.header.get("model") == SERVED_MODEL
 
 
 def follow_trace(path: Path | None, options: Options) -> int:

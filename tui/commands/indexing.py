@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from agent import DocsContext, IndexReport
 from tui.terminal import visible
@@ -116,10 +116,14 @@ class IndexAhead:
         self, folders: Sequence[tuple[DocsContext, str]], err: TextIO | None = None
     ) -> None:
         self.folders = list(folders)  # each doc set's docs, and the label of its progress
-        self.err = err if err is not None else sys.stderr
+        self.err = _Gate(err if err is not None else sys.stderr)
         self.ready = threading.Event()
         self._started = False
         self._lock = threading.Lock()
+
+    def quiet(self) -> None:
+        """Print no more progress: the session's last line stays the last one printed."""
+        self.err.shut()
 
     def start(self) -> None:
         """Start building (once; later calls do nothing)."""
@@ -133,12 +137,37 @@ class IndexAhead:
         try:
             for docs, label in self.folders:
                 try:
-                    build_index(docs, self.err, label=label)
+                    build_index(docs, cast(TextIO, self.err), label=label)
                 except Exception as exc:  # the server goes on; a search tries again
                     line = f"{label}: indexing failed: {type(exc).__name__}: {exc}"
                     self.err.write(visible(line) + "\n")
         finally:
             self.ready.set()
+
+
+class _Gate:
+    """A stream passing writes on until it is shut; once `shut` returns, none gets through."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._lock = threading.Lock()  # held across the check and the write
+        self._shut = False
+
+    def shut(self) -> None:
+        with self._lock:
+            self._shut = True
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            return len(text) if self._shut else self.out.write(text)
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._shut:
+                self.out.flush()
+
+    def isatty(self) -> bool:
+        return self.out.isatty()
 
 
 def index_folders(folders: Sequence[Path]) -> int:

@@ -25,6 +25,7 @@ from agent import (
     DocSet,
     DocsSpec,
     ServedTools,
+    StopReason,
     docs_registry,
     find_version,
     name_sets,
@@ -109,7 +110,9 @@ def run_mcp(
     what = docs if len(sets) == 1 else ", ".join(f"{s.label} ({s.folder})" for s in sets)
     warn(terminal, f"docsagent: serving {what} over MCP ({where}); trace: {served.path}")
     security = transport_security(host, listener, allow_origins) if listener else None
-    return serve(served, listener=listener, security=security, on_request=ahead.start)
+    return serve(
+        served, listener=listener, security=security, on_request=ahead.start, on_end=ahead.quiet
+    )
 
 
 def open_sets(specs: list[str], options: Options) -> list[DocSet]:
@@ -209,14 +212,17 @@ def serve(
     listener: socket.socket | None = None,
     security: Any = None,
     on_request: Callable[[], None] = lambda: None,
+    on_end: Callable[[], None] = lambda: None,
 ) -> int:
     """Serve over stdio, or HTTP on `listener` (with `security`, the SDK's Host and Origin
     checks: `tui.mcp.http.transport_security`), until the client leaves or the server is
-    stopped; the exit code. The trace is closed on every path (`finally`).
+    stopped; the exit code. The trace is closed on every path (`finally`); `on_end` runs
+    first, before the session's last line.
 
     A stop signal closes the trace and ends the process at once with 128 + N: over stdio
     the SDK reads stdin on a worker thread that no cancel can interrupt. A client that
-    goes away mid-reply (a broken pipe) or any failure ends the trace saying so.
+    goes away mid-reply (a broken pipe) ends the trace `disconnected`, as one that closes
+    the session does; any other failure ends it saying so.
     """
     import anyio
 
@@ -224,6 +230,7 @@ def serve(
     terminal = Terminal()
     code = EXIT_OK
     why = "the server stopped"  # uvicorn passes a signal on to ours, which ends the trace
+    reason: StopReason = "cancelled"
     try:
         with (
             inert_logs(),
@@ -235,15 +242,17 @@ def serve(
             else:
                 anyio.run(_serve_http, server, listener, security)
         if listener is None:  # stdin closed: how a client ends an MCP session over stdio
-            served.close("the MCP client closed the session", stop_reason="disconnected")
+            why, reason = "the MCP client closed the session", "disconnected"
     except Exception as exc:
-        why = _failure(exc)
+        on_end()
+        why, reason = _failure(exc)
         warn(terminal, f"docsagent: the MCP session ended: {why}; trace: {served.path}")
         code = EXIT_ERROR
         if listener is None:
             _quiet_stdout()  # the client is gone: nothing more can reach it
     finally:
-        served.close(why)
+        on_end()
+        served.close(why, stop_reason=reason)
     return code
 
 
@@ -273,13 +282,14 @@ def _stopped_by() -> str:
     return signals.describe(signum) if signum is not None else "the server stopped"
 
 
-def _failure(exc: BaseException) -> str:
-    """What ended the session, in a few words: a client gone, or the error."""
+def _failure(exc: BaseException) -> tuple[str, StopReason]:
+    """What ended the session, in a few words, and its stop reason: a client gone
+    (`disconnected`, as a client that closes the session), or the error (`cancelled`)."""
     leaves = list(_leaves(exc))
     if any(isinstance(e, (BrokenPipeError, ConnectionResetError)) for e in leaves):
-        return "the MCP client went away (broken pipe)"
+        return "the MCP client went away (broken pipe)", "disconnected"
     first = leaves[0] if leaves else exc
-    return visible(" ".join(f"{type(first).__name__}: {first}".split()))[:300]
+    return visible(" ".join(f"{type(first).__name__}: {first}".split()))[:300], "cancelled"
 
 
 def _leaves(exc: BaseException) -> Any:

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import Static
 
-from agent import Trace, TraceError, TraceTail
+from agent import Trace, TraceError, TraceTail, newest_served
 from tui.replayer import Replayer, Unit
 from tui.screens.base import Command, TraceScreen
 from tui.widgets.header_bar import HeaderBar
@@ -170,8 +170,6 @@ class ReplayScreen(TraceScreen):
 
     def _newer_session(self) -> bool:
         """Whether a session newer than the one shown has started: if so, follow it instead."""
-        from tui.commands.following import newest_served
-
         assert self.sessions is not None
         newer = newest_served(self.sessions, after=self._after)
         if newer is None:

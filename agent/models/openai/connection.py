@@ -13,7 +13,7 @@ import threading
 from typing import TYPE_CHECKING
 
 import agent.errors as errors
-from agent.models.openai.errors import endpoint_of, is_local
+from agent.models.openai.address import endpoint_of, is_local
 
 if TYPE_CHECKING:
     from openai import OpenAI

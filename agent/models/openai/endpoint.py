@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from agent.models.openai.errors import display_url
+from agent.models.openai.address import display_url
 from agent.models.openai.known import Known, KnownEndpoints
 from agent.models.openai.window import Facts
 

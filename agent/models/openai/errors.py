@@ -9,7 +9,6 @@ server message is scrubbed of the key.
 from __future__ import annotations
 
 import email.utils
-import ipaddress
 import json
 import re
 import socket
@@ -21,11 +20,10 @@ from urllib.parse import urlsplit
 
 import agent.errors as errors
 from agent.models.base import estimate_tokens as streamed_tokens
+from agent.models.openai.address import display_url, endpoint_of
 
 MAX_RETRY_AFTER_S = 30.0
 """A server's Retry-After is honoured up to this many seconds."""
-
-_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 
 # What servers say when the request itself is wrong, whatever status they send it with
 # (llama-cpp-python answers pydantic validation errors with a 500): retrying cannot help.
@@ -47,41 +45,6 @@ def invalid_request(exc: Any) -> bool:
     body = getattr(exc, "body", None)
     text = json.dumps(body) if isinstance(body, (dict, list)) else str(body or "")
     return bool(_INVALID.search(text[:4000]) or _OVERFLOW.search(text[:4000]))
-
-
-def endpoint_of(base_url: str) -> str:
-    """The scheme, host and port of `base_url`, for display (no path, no credentials)."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}" if parts.scheme else base_url
-
-
-def display_url(base_url: str) -> str:
-    """`base_url` without credentials or query, for error messages."""
-    parts = urlsplit(base_url)
-    return endpoint_of(base_url) + parts.path if parts.scheme else base_url
-
-
-def is_local(base_url: str) -> bool:
-    """Whether `base_url` points at this machine (where servers rarely want a key)."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    return host in _LOCAL_HOSTS or host.endswith(".localhost") or host.startswith("127.")
-
-
-def is_private(base_url: str) -> bool:
-    """Whether `base_url` is on this machine or a private network (127.0.0.1, ::1, 10.x,
-    192.168.x, fd00::/8, a `.local` name): a server someone runs, not a priced service."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    if is_local(base_url) or host.endswith(".local"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_private or address.is_loopback or address.is_link_local
 
 
 @dataclass(frozen=True)

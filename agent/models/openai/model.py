@@ -29,11 +29,11 @@ from agent.defaults import (
 )
 from agent.messages import Message
 from agent.models.base import Chunk, Notice, Retry, ToolSchema
+from agent.models.openai.address import endpoint_of
 from agent.models.openai.connection import Connection
 from agent.models.openai.endpoint import Endpoint
 from agent.models.openai.errors import (
     Context,
-    endpoint_of,
     retry_delay,
     retry_reason,
     translate,

@@ -39,7 +39,7 @@ import httpx2
 import openai
 
 from agent.errors import ProtocolError
-from agent.models.openai.errors import endpoint_of
+from agent.models.openai.address import endpoint_of
 
 DRAIN_S = 1.0
 """How long the end of a finished stream's body may take before the connection is dropped."""
