@@ -35,11 +35,25 @@ PROGRAM_PREFIXES = ("DOCSAGENT_", "LLM_", "OPENAI_")
 """Variables of these names are cleared too: the openai SDK reads its own (OPENAI_LOG)."""
 
 
+def clear_program_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every variable docsagent reads, gone."""
+    for name in [*PROGRAM_ENV, *(n for n in os.environ if n.startswith(PROGRAM_PREFIXES))]:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_environment() -> Iterator[None]:
+    """Module-scoped fixtures run before `environment`: they see no developer setting either
+    (one that copies `os.environ` for a subprocess would hand it on)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        clear_program_environment(monkeypatch)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test sees the developer's settings; the XDG folders are the test's own."""
-    for name in [*PROGRAM_ENV, *(n for n in os.environ if n.startswith(PROGRAM_PREFIXES))]:
-        monkeypatch.delenv(name, raising=False)
+    clear_program_environment(monkeypatch)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config-home"))
 

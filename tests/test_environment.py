@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.conftest import PROGRAM_ENV
+import pytest
+
+from tests.conftest import PROGRAM_ENV, PROGRAM_PREFIXES
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVIRON_TYPES = {"Mapping[str, str]", "Mapping[str, str] | None"}
@@ -136,3 +141,27 @@ def test_a_read_it_cannot_name_fails(tmp_path: Path) -> None:
         assert "new.py:2: reads the environment by \"'NEW_' + 'WIDTH'\"" in str(error)
     else:
         raise AssertionError("a read by an expression was not reported")
+
+
+@pytest.fixture(scope="module")
+def module_environment() -> dict[str, str]:
+    """The environment as a module-scoped fixture sees it (they run before `environment`)."""
+    return dict(os.environ)
+
+
+def test_a_module_scoped_fixture_sees_no_program_variable(
+    module_environment: dict[str, str],
+) -> None:
+    leaked = [n for n in module_environment if n in PROGRAM_ENV or n.startswith(PROGRAM_PREFIXES)]
+    assert [n for n in leaked if not n.startswith("XDG_")] == []
+
+
+def test_a_developer_setting_reaches_no_module_scoped_fixture() -> None:
+    """The test above, run with a variable set the way a developer's shell would."""
+    test = (
+        f"{Path(__file__).relative_to(ROOT)}::test_a_module_scoped_fixture_sees_no_program_variable"
+    )
+    env = {**os.environ, "DOCSAGENT_DOCS": "/nonexistent", "LLM_MODEL": "nope"}
+    run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test]
+    done = subprocess.run(run, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:]
