@@ -87,6 +87,17 @@ def _inside(width: int, bar: Bar) -> int:
     return max(width - sum(segment.cell_length for segment in bar), 1)
 
 
+class Measured:
+    """A piece as tall as the lines it draws (the layout caches both, so drawing once
+    to measure costs nothing more)."""
+
+    def height(self, pen: Pen, width: int) -> int:
+        return len(self.lines(pen, width))
+
+    def lines(self, pen: Pen, width: int) -> list[Line]:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class Blank:
     """A blank line (with the turn's bar, in a turn's text)."""
@@ -104,7 +115,7 @@ class Blank:
 
 
 @dataclass(frozen=True)
-class EntryLine:
+class EntryLine(Measured):
     """A one-line entry: the system prompt (cut to the width, dim), a question, a notice."""
 
     entry: SystemEntry | UserEntry | NoticeEntry
@@ -112,16 +123,13 @@ class EntryLine:
     call_id = None
     cost = 0
 
-    def height(self, pen: Pen, width: int) -> int:
-        return len(self.lines(pen, width))
-
     def lines(self, pen: Pen, width: int) -> list[Line]:
         style = MUTED if isinstance(self.entry, SystemEntry) else None
         return pen.render(entry_text(self.entry, width=max(width, 20)), width, style=style)
 
 
 @dataclass(frozen=True)
-class Label:
+class Label(Measured):
     """The label above an assistant turn: its step, and `…` while it streams."""
 
     step: int
@@ -129,9 +137,6 @@ class Label:
     bar: Bar = ()
     call_id = None
     cost = 0
-
-    def height(self, pen: Pen, width: int) -> int:
-        return len(self.lines(pen, width))
 
     def lines(self, pen: Pen, width: int) -> list[Line]:
         return pen.render(turn_label(self.step, self.streaming), _inside(width, self.bar))
@@ -153,7 +158,7 @@ class WarnedMarkdown:
 
 
 @dataclass(frozen=True)
-class MarkdownChunk:
+class MarkdownChunk(Measured):
     """A chunk of a turn's text shown as Markdown, its flagged citations (`flags`) marked.
 
     Parsed when drawn, not kept: a parsed chunk is hundreds of objects, and the collector
@@ -170,9 +175,6 @@ class MarkdownChunk:
     def cost(self) -> int:
         return len(self.text)
 
-    def height(self, pen: Pen, width: int) -> int:
-        return len(self.lines(pen, width))
-
     def lines(self, pen: Pen, width: int) -> list[Line]:
         inside = max(width - TEXT_MARGIN, 1)
         marked = visible(mark_unread(self.text, self.flags))
@@ -183,7 +185,7 @@ class MarkdownChunk:
 
 
 @dataclass(frozen=True)
-class PlainChunk:
+class PlainChunk(Measured):
     """A chunk of a turn's text past `MARKDOWN_CHARS`, shown as plain text."""
 
     text: str
@@ -193,9 +195,6 @@ class PlainChunk:
     @property
     def cost(self) -> int:
         return len(self.text) // PLAIN_COST
-
-    def height(self, pen: Pen, width: int) -> int:
-        return len(self.lines(pen, width))
 
     def lines(self, pen: Pen, width: int) -> list[Line]:
         return wrap(pen.console, pen.options, visible(self.text), max(width - TEXT_MARGIN, 1))
@@ -214,7 +213,7 @@ def plain_note(rest: int, hidden: int = 0) -> Text:
 
 
 @dataclass(frozen=True)
-class PlainNote:
+class PlainNote(Measured):
     """The note where a turn's text turns plain (`plain_note`)."""
 
     rest: int
@@ -223,15 +222,12 @@ class PlainNote:
     call_id = None
     cost = 0
 
-    def height(self, pen: Pen, width: int) -> int:
-        return len(self.lines(pen, width))
-
     def lines(self, pen: Pen, width: int) -> list[Line]:
         return pen.render(plain_note(self.rest, self.hidden), _inside(width, self.bar))
 
 
 @dataclass(frozen=True)
-class AnswerNotes:
+class AnswerNotes(Measured):
     """The notes under an answer (`answer_notes`): a decline, unread citations, pages."""
 
     unread: tuple[str, ...]
@@ -241,16 +237,13 @@ class AnswerNotes:
     call_id = None
     cost = 0
 
-    def height(self, pen: Pen, width: int) -> int:
-        return len(self.lines(pen, width))
-
     def lines(self, pen: Pen, width: int) -> list[Line]:
         notes = answer_notes(self.unread, self.outcome, self.pages)
         return pen.render(notes, _inside(width, self.bar))
 
 
 @dataclass(frozen=True)
-class ToolCard:
+class ToolCard(Measured):
     """A tool card, collapsed or `expanded`: its bar says whether it failed or repeats a
     call (dim when it repeats), after `outer`, the bar of the turn it belongs to."""
 
@@ -273,9 +266,6 @@ class ToolCard:
     @property
     def _kind(self) -> str:
         return "error" if self.card.error else "repeat" if self.card.repeat_of is not None else ""
-
-    def height(self, pen: Pen, width: int) -> int:
-        return len(self.lines(pen, width))
 
     def lines(self, pen: Pen, width: int) -> list[Line]:
         style = MUTED if self._kind == "repeat" else None
